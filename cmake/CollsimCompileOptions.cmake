@@ -1,0 +1,37 @@
+# Warnings and sanitizers for every collsim target, through one interface library
+# so that third-party code found with find_package is never built with -Werror.
+add_library(collsim_compile_options INTERFACE)
+target_compile_options(collsim_compile_options INTERFACE -Wall -Wextra -Wpedantic -Wshadow
+  -Wnon-virtual-dtor -Wold-style-cast -Wcast-align -Woverloaded-virtual -Wimplicit-fallthrough)
+# GCC 12 reports std::string concatenation at -O3 as overlapping memcpy (GCC bug 105329).
+if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
+  target_compile_options(collsim_compile_options INTERFACE -Wno-restrict)
+endif()
+if(COLLSIM_WERROR)
+  target_compile_options(collsim_compile_options INTERFACE -Werror)
+endif()
+
+if(COLLSIM_SANITIZE)
+  set(_collsim_san -fsanitize=${COLLSIM_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all)
+  target_compile_options(collsim_compile_options INTERFACE ${_collsim_san})
+  target_link_options(collsim_compile_options INTERFACE ${_collsim_san})
+endif()
+
+if(COLLSIM_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR "COLLSIM_FUZZ needs clang (configure with -DCMAKE_CXX_COMPILER=clang++)")
+  endif()
+  # Instrument the libraries for coverage; the fuzz targets add the libFuzzer main.
+  target_compile_options(collsim_compile_options INTERFACE -fsanitize=fuzzer-no-link,address,undefined
+    -fno-omit-frame-pointer)
+  target_link_options(collsim_compile_options INTERFACE -fsanitize=address,undefined)
+endif()
+
+# Adds a library for one collsim module: public headers live in include/collsim/<module>.
+function(collsim_add_module name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPENDS" ${ARGN})
+  add_library(collsim_${name} STATIC ${ARG_SOURCES})
+  add_library(collsim::${name} ALIAS collsim_${name})
+  target_include_directories(collsim_${name} PUBLIC ${PROJECT_SOURCE_DIR}/include)
+  target_link_libraries(collsim_${name} PUBLIC ${ARG_DEPENDS} PRIVATE collsim_compile_options)
+endfunction()

@@ -1,0 +1,12 @@
+# Every dependency comes from a Debian 12 package (see scripts/setup.sh).
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
+find_package(nlohmann_json 3.10 REQUIRED)
+find_package(CLI11 2.1 REQUIRED)
+find_package(fmt REQUIRED)
+if(COLLSIM_TESTS)
+  find_package(GTest REQUIRED)
+endif()
+if(COLLSIM_BENCH AND NOT COLLSIM_FUZZ)
+  find_package(benchmark REQUIRED)
+endif()

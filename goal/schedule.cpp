@@ -1,0 +1,122 @@
+#include "collsim/goal/schedule.hpp"
+
+#include <stdexcept>
+#include <string>
+
+namespace collsim::goal {
+
+std::string_view to_string(OpKind kind) {
+  switch (kind) {
+    case OpKind::Send: return "send";
+    case OpKind::Recv: return "recv";
+    case OpKind::Calc: return "calc";
+  }
+  return "unknown";
+}
+
+Op RankOps::op(LocalOp i) const {
+  return {kind(i), peer(i), tag(i), size(i), cpu(i), nic(i)};
+}
+
+namespace {
+
+std::string at_op(std::uint32_t rank, std::uint64_t local) {
+  return "rank " + std::to_string(rank) + " op " + std::to_string(local) + ": ";
+}
+
+std::optional<std::string> validate_begin(const std::vector<std::uint64_t>& begin, std::uint32_t num_ranks,
+                                          std::uint64_t total, const char* name) {
+  if (begin.size() != std::uint64_t{num_ranks} + 1)
+    return std::string(name) + " has " + std::to_string(begin.size()) + " entries, expected num_ranks + 1";
+  if (begin.front() != 0) return std::string(name) + " does not start at 0";
+  for (std::uint32_t r = 0; r < num_ranks; ++r)
+    if (begin[r + 1] < begin[r]) return std::string(name) + " decreases at rank " + std::to_string(r);
+  if (begin.back() != total)
+    return std::string(name) + " ends at " + std::to_string(begin.back()) + ", expected " + std::to_string(total);
+  return std::nullopt;
+}
+
+// One rank's CSR rows: offsets start at 0, never decrease, end at the rank's edge count,
+// and every row lists existing ops in ascending order.
+std::optional<std::string> validate_rows(const ScheduleArrays& a, const std::vector<std::uint32_t>& offset,
+                                         const std::vector<std::uint32_t>& target,
+                                         const std::vector<std::uint64_t>& begin, std::uint32_t r,
+                                         const char* name) {
+  const std::uint64_t first = a.op_begin[r] + r;
+  const std::uint64_t n = a.op_begin[r + 1] - a.op_begin[r];
+  const std::uint64_t edges = begin[r + 1] - begin[r];
+  if (offset[first] != 0) return "rank " + std::to_string(r) + ": " + name + " offsets do not start at 0";
+  if (offset[first + n] != edges)
+    return "rank " + std::to_string(r) + ": " + name + " offsets end at " + std::to_string(offset[first + n]) +
+           ", expected " + std::to_string(edges);
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const std::uint32_t lo = offset[first + i];
+    const std::uint32_t hi = offset[first + i + 1];
+    if (hi < lo) return at_op(r, i) + name + " offsets decrease";
+    if (hi > edges) return at_op(r, i) + name + " offsets run past the rank's " + std::to_string(edges) + " edges";
+    const std::uint32_t* row = target.data() + begin[r] + lo;
+    for (std::uint32_t k = 0; k < hi - lo; ++k) {
+      if (row[k] >= n)
+        return at_op(r, i) + name + " op " + std::to_string(row[k]) + ", but the rank has " +
+               std::to_string(n) + " ops";
+      if (k > 0 && row[k] < row[k - 1]) return at_op(r, i) + name + " list is not sorted";
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> validate(const ScheduleArrays& a) {
+  if (a.num_ranks == 0) return std::string("num_ranks is 0");
+  const std::uint64_t n = a.kind.size();
+  if (a.cpu.size() != n || a.nic.size() != n || a.peer.size() != n || a.tag.size() != n || a.size.size() != n)
+    return std::string("op columns have different lengths");
+  if (auto e = validate_begin(a.op_begin, a.num_ranks, n, "op_begin")) return e;
+  if (auto e = validate_begin(a.requires_begin, a.num_ranks, a.requires_target.size(), "requires_begin")) return e;
+  if (auto e = validate_begin(a.irequires_begin, a.num_ranks, a.irequires_target.size(), "irequires_begin"))
+    return e;
+  if (a.requires_offset.size() != n + a.num_ranks || a.irequires_offset.size() != n + a.num_ranks)
+    return std::string("dependency offsets must have num_ops + num_ranks entries");
+  for (std::uint32_t r = 0; r < a.num_ranks; ++r) {
+    if (a.op_begin[r + 1] - a.op_begin[r] > 0xFFFFFFFFull)
+      return "rank " + std::to_string(r) + " has more than 2^32-1 ops";
+    if (auto e = validate_rows(a, a.requires_offset, a.requires_target, a.requires_begin, r, "requires")) return e;
+    if (auto e = validate_rows(a, a.irequires_offset, a.irequires_target, a.irequires_begin, r, "irequires"))
+      return e;
+    for (std::uint64_t g = a.op_begin[r]; g < a.op_begin[r + 1]; ++g) {
+      const std::uint64_t i = g - a.op_begin[r];
+      if (a.size[g] > kMaxSize) return at_op(r, i) + "size above 2^63-1";
+      switch (a.kind[g]) {
+        case OpKind::Send:
+          if (a.peer[g] >= a.num_ranks) return at_op(r, i) + "send to rank " + std::to_string(a.peer[g]) + " >= num_ranks";
+          break;
+        case OpKind::Recv:
+          if (a.peer[g] >= a.num_ranks && a.peer[g] != kAnySource)
+            return at_op(r, i) + "recv from rank " + std::to_string(a.peer[g]) + " >= num_ranks";
+          break;
+        case OpKind::Calc:
+          if (a.peer[g] != 0 || a.tag[g] != 0 || a.nic[g] != 0) return at_op(r, i) + "calc with a peer, tag or nic";
+          break;
+        default:
+          return at_op(r, i) + "unknown op kind " + std::to_string(static_cast<unsigned>(a.kind[g]));
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+Schedule Schedule::from_arrays(ScheduleArrays arrays) {
+  if (auto e = validate(arrays)) throw std::invalid_argument("invalid schedule: " + *e);
+  return Schedule(std::move(arrays));
+}
+
+std::size_t Schedule::memory_bytes() const {
+  auto bytes = [](const auto& v) { return v.size() * sizeof(v[0]); };
+  return bytes(a_.op_begin) + bytes(a_.requires_begin) + bytes(a_.irequires_begin) + bytes(a_.kind) +
+         bytes(a_.cpu) + bytes(a_.nic) + bytes(a_.peer) + bytes(a_.tag) + bytes(a_.size) +
+         bytes(a_.requires_offset) + bytes(a_.irequires_offset) + bytes(a_.requires_target) +
+         bytes(a_.irequires_target);
+}
+
+}  // namespace collsim::goal

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang and runs each for a bounded time
+# (default 60 s each; --seconds N to change). Exits non-zero on the first crash.
+# Seeds: the example schedules, and the same converted to both binary forms.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=60
+if [ "${1:-}" = "--seconds" ]; then seconds="$2"; fi
+bash scripts/setup.sh
+cmake --preset release >/dev/null
+cmake --build --preset release --target collsim
+cmake --preset fuzz -DCOLLSIM_WERROR=ON >/dev/null
+cmake --build --preset fuzz
+
+seeds=build/fuzz/seeds
+mkdir -p "$seeds/fuzz_goal_text" "$seeds/fuzz_loggopsim_binary" "$seeds/fuzz_goalb"
+cp goal/examples/*.goal tests/data/goal/invalid/*.goal "$seeds/fuzz_goal_text/"
+for f in goal/examples/*.goal; do
+  name=$(basename "$f" .goal)
+  ./build/release/collsim goal convert "$f" "$seeds/fuzz_loggopsim_binary/$name.bin" 2>/dev/null
+  ./build/release/collsim goal convert "$f" "$seeds/fuzz_goalb/$name.goalb" 2>/dev/null
+done
+
+for target in fuzz_goal_text fuzz_loggopsim_binary fuzz_goalb; do
+  corpus="build/fuzz/corpus/$target"
+  mkdir -p "$corpus"
+  echo "== $target for ${seconds}s"
+  if ! "build/fuzz/tests/fuzz/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 \
+      -print_final_stats=1 -artifact_prefix="build/fuzz/$target-" "$corpus" "$seeds/$target" > "build/fuzz/$target.log" 2>&1; then
+    tail -n 60 "build/fuzz/$target.log"
+    echo "fuzz: $target failed" >&2
+    exit 1
+  fi
+  grep -E "^(stat::number_of_executed_runs|stat::new_units_added|stat::peak_rss_mb)" "build/fuzz/$target.log" || true
+done

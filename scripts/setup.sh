@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Installs everything collsim needs from Debian 12 packages. Safe to run again:
+# apt-get skips what is already installed, and nothing else is changed.
+set -euo pipefail
+
+packages=(
+  # tool chain
+  build-essential cmake ninja-build git pkg-config ca-certificates
+  clang libclang-rt-14-dev            # libFuzzer targets
+  # libraries
+  libopenmpi-dev openmpi-bin
+  libboost-dev
+  libprotobuf-dev protobuf-compiler
+  libhdf5-dev
+  libspdlog-dev libfmt-dev
+  libgtest-dev libgmock-dev
+  libcli11-dev
+  libyaml-cpp-dev
+  nlohmann-json3-dev
+  libmetis-dev
+  libbenchmark-dev
+  libxxhash-dev
+  zlib1g-dev
+  # result plots
+  python3 python3-h5py python3-matplotlib python3-numpy
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all ${#packages[@]} packages already installed"
+  exit 0
+fi
+
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then
+    sudo_cmd=(sudo)
+  else
+    echo "setup: need root (or sudo) to install: ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+
+echo "setup: installing ${#missing[@]} packages: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

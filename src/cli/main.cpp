@@ -1,0 +1,35 @@
+// The collsim program: one executable, one subcommand per task.
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <new>
+
+#include "collsim/common/input_error.hpp"
+#include "goal_command.hpp"
+
+#ifndef COLLSIM_VERSION
+#define COLLSIM_VERSION "unknown"
+#endif
+
+int main(int argc, char** argv) {
+  CLI::App app{"collsim: a parallel packet-level simulator for the collective communication of DNN training"};
+  app.set_version_flag("--version", COLLSIM_VERSION);
+  app.require_subcommand(1);
+  collsim::cli::add_goal_command(app);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const collsim::InputError& e) {
+    std::cerr << "collsim: error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "collsim: error: out of memory\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "collsim: error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
