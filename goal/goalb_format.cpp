@@ -32,35 +32,30 @@ constexpr std::uint32_t kSectionCount = 13;
 
 std::uint64_t align_up(std::uint64_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
 
-// The columns in file order, each with its expected length given the header's counts.
-template <typename Arrays, typename Visit>
-void for_each_column(Arrays& a, Visit&& visit) {
-  const std::uint64_t ranks = a.num_ranks;
-  const std::uint64_t ops = a.kind.size();
-  visit(a.op_begin, ranks + 1);
-  visit(a.requires_begin, ranks + 1);
-  visit(a.irequires_begin, ranks + 1);
-  visit(a.kind, ops);
-  visit(a.cpu, ops);
-  visit(a.nic, ops);
-  visit(a.peer, ops);
-  visit(a.tag, ops);
-  visit(a.size, ops);
-  visit(a.requires_offset, ops + ranks);
-  visit(a.irequires_offset, ops + ranks);
-  visit(a.requires_target, a.requires_target.size());
-  visit(a.irequires_target, a.irequires_target.size());
+// The columns in file order.
+template <typename Columns, typename Visit>
+void for_each_column(Columns& c, Visit&& visit) {
+  visit(c.op_begin);
+  visit(c.requires_begin);
+  visit(c.irequires_begin);
+  visit(c.kind);
+  visit(c.cpu);
+  visit(c.nic);
+  visit(c.peer);
+  visit(c.tag);
+  visit(c.size);
+  visit(c.requires_offset);
+  visit(c.irequires_offset);
+  visit(c.requires_target);
+  visit(c.irequires_target);
 }
 
-template <typename T>
-std::span<const std::byte> bytes_of(const std::vector<T>& v) {
-  return std::as_bytes(std::span<const T>(v));
-}
+template <typename Column>
+using element_of = std::remove_const_t<typename std::remove_reference_t<Column>::element_type>;
 
-}  // namespace
-
-Schedule parse_goalb(std::span<const std::byte> bytes, const std::string& file_name) {
-  const detail::ByteReader in(bytes, file_name);
+// Checks the header, the table, the layout and every checksum, and points the columns at
+// their sections inside `bytes` (not yet validated as a schedule).
+ScheduleColumns locate_columns(std::span<const std::byte> bytes, const detail::ByteReader& in) {
   in.require(0, kHeaderBytes, "the header");
   if (std::memcmp(bytes.data(), kGoalbMagic, sizeof kGoalbMagic) != 0)
     in.fail(0, "not a collsim binary schedule (.goalb): wrong magic bytes");
@@ -81,19 +76,18 @@ Schedule parse_goalb(std::span<const std::byte> bytes, const std::string& file_n
     in.fail(48, "the header says the file has " + std::to_string(file_size) + " bytes, it has " +
                     std::to_string(in.size()) + ": truncated or appended to");
 
-  ScheduleArrays a;
-  a.num_ranks = in.load<std::uint32_t>(16);
+  ScheduleColumns c;
+  c.num_ranks = in.load<std::uint32_t>(16);
   const auto num_ops = in.load<std::uint64_t>(24);
-  const auto num_requires = in.load<std::uint64_t>(32);
   // The header's counts fix every column's length; the table must agree.
-  const std::uint64_t ranks = a.num_ranks;
+  const std::uint64_t ranks = c.num_ranks;
   const std::uint64_t expected_count[kSectionCount] = {
       ranks + 1, ranks + 1, ranks + 1, num_ops, num_ops, num_ops, num_ops, num_ops, num_ops,
-      num_ops + ranks, num_ops + ranks, num_requires, in.load<std::uint64_t>(40)};
+      num_ops + ranks, num_ops + ranks, in.load<std::uint64_t>(32), in.load<std::uint64_t>(40)};
   std::uint32_t id = 0;
   std::uint64_t next_free = kHeaderBytes + kEntryBytes * kSectionCount;
-  for_each_column(a, [&](auto& column, std::uint64_t) {
-    using T = typename std::remove_reference_t<decltype(column)>::value_type;
+  for_each_column(c, [&](auto& column) {
+    using T = element_of<decltype(column)>;
     const std::uint64_t entry = kHeaderBytes + kEntryBytes * id;
     const auto got_id = in.load<std::uint32_t>(entry);
     const auto element = in.load<std::uint32_t>(entry + 4);
@@ -119,22 +113,44 @@ Schedule parse_goalb(std::span<const std::byte> bytes, const std::string& file_n
     const auto data = bytes.subspan(offset, count * sizeof(T));
     if (checksum64(data) != in.load<std::uint64_t>(entry + 24))
       in.fail(offset, name + ": checksum mismatch: the file is corrupted");
-    column.resize(count);
-    if (count > 0) std::memcpy(column.data(), data.data(), data.size());
+    column = {reinterpret_cast<const T*>(data.data()), count};
     ++id;
   });
   if (next_free != in.size()) in.fail(next_free, "bytes after the last section: the file is corrupted");
+  return c;
+}
+
+bool aligned(const ScheduleColumns& c) {
+  bool ok = true;
+  for_each_column(c, [&](const auto& column) {
+    ok = ok && reinterpret_cast<std::uintptr_t>(column.data()) % alignof(element_of<decltype(column)>) == 0;
+  });
+  return ok;
+}
+
+}  // namespace
+
+Schedule parse_goalb(std::span<const std::byte> bytes, const std::string& file_name) {
+  const detail::ByteReader in(bytes, file_name);
+  const ScheduleColumns located = locate_columns(bytes, in);
+  // The caller keeps `bytes`, so the schedule gets its own copy of the columns.
+  ScheduleArrays a = copy_columns(located);
   if (auto problem = validate(a)) in.fail(0, "inconsistent schedule: " + *problem);
   return Schedule::from_arrays(std::move(a));
 }
 
 Schedule read_goalb_file(const std::string& path) {
-  const MappedFile file(path);
-  return parse_goalb(file.bytes(), path);
+  // The schedule reads its columns straight from the mapped file, which it keeps open.
+  auto file = std::make_shared<const MappedFile>(path, MappedFile::Access::WholeFile);
+  const detail::ByteReader in(file->bytes(), path);
+  const ScheduleColumns columns = locate_columns(file->bytes(), in);
+  if (!aligned(columns)) return parse_goalb(file->bytes(), path);
+  if (auto problem = validate(columns)) in.fail(0, "inconsistent schedule: " + *problem);
+  return Schedule::from_columns(columns, std::move(file));
 }
 
 void write_goalb(const Schedule& schedule, std::ostream& out) {
-  const ScheduleArrays& a = schedule.arrays();
+  const ScheduleColumns& a = schedule.columns();
   struct Entry {
     std::uint32_t element;
     std::uint64_t offset;
@@ -144,9 +160,9 @@ void write_goalb(const Schedule& schedule, std::ostream& out) {
   };
   std::vector<Entry> entries;
   std::uint64_t pos = align_up(kHeaderBytes + kEntryBytes * kSectionCount);
-  for_each_column(a, [&](const auto& column, std::uint64_t) {
-    using T = typename std::remove_reference_t<decltype(column)>::value_type;
-    entries.push_back({sizeof(T), pos, column.size(), checksum64(bytes_of(column)), column.data()});
+  for_each_column(a, [&](const auto& column) {
+    using T = element_of<decltype(column)>;
+    entries.push_back({sizeof(T), pos, column.size(), checksum64(std::as_bytes(column)), column.data()});
     pos = align_up(pos + column.size() * sizeof(T));
   });
   const std::uint64_t file_size = entries.back().offset + entries.back().count * entries.back().element;

@@ -186,7 +186,7 @@ Schedule read_loggopsim_binary_file(const std::string& path) {
 }
 
 void write_loggopsim_binary(const Schedule& schedule, std::ostream& out) {
-  const ScheduleArrays& a = schedule.arrays();
+  const ScheduleColumns& a = schedule.columns();
   std::uint8_t max_cpu = 0;
   std::uint8_t max_nic = 0;
   for (std::uint64_t i = 0; i < schedule.num_ops(); ++i) {

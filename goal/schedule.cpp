@@ -1,5 +1,6 @@
 #include "collsim/goal/schedule.hpp"
 
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -24,7 +25,7 @@ std::string at_op(std::uint32_t rank, std::uint64_t local) {
   return "rank " + std::to_string(rank) + " op " + std::to_string(local) + ": ";
 }
 
-std::optional<std::string> validate_begin(const std::vector<std::uint64_t>& begin, std::uint32_t num_ranks,
+std::optional<std::string> validate_begin(std::span<const std::uint64_t> begin, std::uint32_t num_ranks,
                                           std::uint64_t total, const char* name) {
   if (begin.size() != std::uint64_t{num_ranks} + 1)
     return std::string(name) + " has " + std::to_string(begin.size()) + " entries, expected num_ranks + 1";
@@ -38,9 +39,9 @@ std::optional<std::string> validate_begin(const std::vector<std::uint64_t>& begi
 
 // One rank's CSR rows: offsets start at 0, never decrease, end at the rank's edge count,
 // and every row lists existing ops in ascending order.
-std::optional<std::string> validate_rows(const ScheduleArrays& a, const std::vector<std::uint32_t>& offset,
-                                         const std::vector<std::uint32_t>& target,
-                                         const std::vector<std::uint64_t>& begin, std::uint32_t r,
+std::optional<std::string> validate_rows(const ScheduleColumns& a, std::span<const std::uint32_t> offset,
+                                         std::span<const std::uint32_t> target,
+                                         std::span<const std::uint64_t> begin, std::uint32_t r,
                                          const char* name) {
   const std::uint64_t first = a.op_begin[r] + r;
   const std::uint64_t n = a.op_begin[r + 1] - a.op_begin[r];
@@ -67,7 +68,7 @@ std::optional<std::string> validate_rows(const ScheduleArrays& a, const std::vec
 
 }  // namespace
 
-std::optional<std::string> validate(const ScheduleArrays& a) {
+std::optional<std::string> validate(const ScheduleColumns& a) {
   if (a.num_ranks == 0) return std::string("num_ranks is 0");
   const std::uint64_t n = a.kind.size();
   if (a.cpu.size() != n || a.nic.size() != n || a.peer.size() != n || a.tag.size() != n || a.size.size() != n)
@@ -106,17 +107,68 @@ std::optional<std::string> validate(const ScheduleArrays& a) {
   return std::nullopt;
 }
 
+ScheduleColumns columns_of(const ScheduleArrays& a) {
+  return {a.num_ranks,       a.op_begin, a.requires_begin,  a.irequires_begin,  a.kind,
+          a.cpu,             a.nic,      a.peer,            a.tag,              a.size,
+          a.requires_offset, a.irequires_offset, a.requires_target, a.irequires_target};
+}
+
+ScheduleArrays copy_columns(const ScheduleColumns& c) {
+  auto copy = [](auto& to, const auto& from) { to.assign(from.begin(), from.end()); };
+  ScheduleArrays a;
+  a.num_ranks = c.num_ranks;
+  copy(a.op_begin, c.op_begin);
+  copy(a.requires_begin, c.requires_begin);
+  copy(a.irequires_begin, c.irequires_begin);
+  copy(a.kind, c.kind);
+  copy(a.cpu, c.cpu);
+  copy(a.nic, c.nic);
+  copy(a.peer, c.peer);
+  copy(a.tag, c.tag);
+  copy(a.size, c.size);
+  copy(a.requires_offset, c.requires_offset);
+  copy(a.irequires_offset, c.irequires_offset);
+  copy(a.requires_target, c.requires_target);
+  copy(a.irequires_target, c.irequires_target);
+  return a;
+}
+
+namespace {
+template <typename T>
+bool same(std::span<const T> a, std::span<const T> b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size_bytes()) == 0);
+}
+}  // namespace
+
+bool ScheduleColumns::operator==(const ScheduleColumns& o) const {
+  return num_ranks == o.num_ranks && same(op_begin, o.op_begin) && same(requires_begin, o.requires_begin) &&
+         same(irequires_begin, o.irequires_begin) && same(kind, o.kind) && same(cpu, o.cpu) && same(nic, o.nic) &&
+         same(peer, o.peer) && same(tag, o.tag) && same(size, o.size) && same(requires_offset, o.requires_offset) &&
+         same(irequires_offset, o.irequires_offset) && same(requires_target, o.requires_target) &&
+         same(irequires_target, o.irequires_target);
+}
+
+Schedule Schedule::adopt(ScheduleArrays arrays) {
+  auto owned = std::make_shared<const ScheduleArrays>(std::move(arrays));
+  const ScheduleColumns columns = columns_of(*owned);
+  return Schedule(columns, std::move(owned));
+}
+
 Schedule Schedule::from_arrays(ScheduleArrays arrays) {
   if (auto e = validate(arrays)) throw std::invalid_argument("invalid schedule: " + *e);
-  return Schedule(std::move(arrays));
+  return adopt(std::move(arrays));
+}
+
+Schedule Schedule::from_columns(const ScheduleColumns& columns, std::shared_ptr<const void> owner) {
+  if (auto e = validate(columns)) throw std::invalid_argument("invalid schedule: " + *e);
+  return Schedule(columns, std::move(owner));
 }
 
 std::size_t Schedule::memory_bytes() const {
-  auto bytes = [](const auto& v) { return v.size() * sizeof(v[0]); };
-  return bytes(a_.op_begin) + bytes(a_.requires_begin) + bytes(a_.irequires_begin) + bytes(a_.kind) +
-         bytes(a_.cpu) + bytes(a_.nic) + bytes(a_.peer) + bytes(a_.tag) + bytes(a_.size) +
-         bytes(a_.requires_offset) + bytes(a_.irequires_offset) + bytes(a_.requires_target) +
-         bytes(a_.irequires_target);
+  return c_.op_begin.size_bytes() + c_.requires_begin.size_bytes() + c_.irequires_begin.size_bytes() +
+         c_.kind.size_bytes() + c_.cpu.size_bytes() + c_.nic.size_bytes() + c_.peer.size_bytes() +
+         c_.tag.size_bytes() + c_.size.size_bytes() + c_.requires_offset.size_bytes() +
+         c_.irequires_offset.size_bytes() + c_.requires_target.size_bytes() + c_.irequires_target.size_bytes();
 }
 
 }  // namespace collsim::goal

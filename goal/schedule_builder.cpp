@@ -121,9 +121,10 @@ void ScheduleBuilder::end_rank() {
   ++ranks_done_;
 }
 
-RankOps ScheduleBuilder::last_rank() const {
+RankOps ScheduleBuilder::last_rank() {
   if (ranks_done_ == 0 || in_rank_) throw std::logic_error("last_rank() needs a closed rank");
-  return RankOps(&a_, ranks_done_ - 1);
+  last_columns_ = columns_of(a_);
+  return RankOps(&last_columns_, ranks_done_ - 1);
 }
 
 Schedule ScheduleBuilder::finish() {
@@ -133,7 +134,7 @@ Schedule ScheduleBuilder::finish() {
 #ifndef NDEBUG
   if (auto e = validate(a_)) throw std::logic_error("builder produced an invalid schedule: " + *e);
 #endif
-  return Schedule(std::move(a_));
+  return Schedule::adopt(std::move(a_));
 }
 
 }  // namespace collsim::goal

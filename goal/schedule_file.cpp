@@ -49,15 +49,14 @@ ScheduleFormat detect(std::span<const std::byte> bytes) {
 ScheduleFormat detect_format(const std::string& path) { return detect(MappedFile(path).bytes()); }
 
 Schedule load_schedule(const std::string& path, ScheduleFormat* detected) {
-  const MappedFile file(path);
-  const ScheduleFormat format = detect(file.bytes());
+  const ScheduleFormat format = detect_format(path);
   if (detected != nullptr) *detected = format;
   switch (format) {
-    case ScheduleFormat::CollsimBinary: return parse_goalb(file.bytes(), path);
-    case ScheduleFormat::LogGOPSimBinary: return parse_loggopsim_binary(file.bytes(), path);
+    case ScheduleFormat::CollsimBinary: return read_goalb_file(path);
+    case ScheduleFormat::LogGOPSimBinary: return read_loggopsim_binary_file(path);
     case ScheduleFormat::Text: break;
   }
-  return parse_goal_text(file.text(), path);
+  return read_goal_text_file(path);
 }
 
 void save_schedule(const Schedule& schedule, const std::string& path, ScheduleFormat format) {

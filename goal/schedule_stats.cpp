@@ -17,7 +17,7 @@ ScheduleStats compute_stats(const Schedule& schedule) {
   s.ops = schedule.num_ops();
   s.requires_edges = schedule.num_requires();
   s.irequires_edges = schedule.num_irequires();
-  const ScheduleArrays& a = schedule.arrays();
+  const ScheduleColumns& a = schedule.columns();
   for (std::uint64_t i = 0; i < s.ops; ++i) {
     s.max_cpu = std::max<std::uint32_t>(s.max_cpu, a.cpu[i]);
     s.max_nic = std::max<std::uint32_t>(s.max_nic, a.nic[i]);

@@ -114,7 +114,7 @@ class TextParser {
   void statement();
   LocalOp operation(OpKind kind, const char* statement_at);
   void dependency(const char* statement_at, std::string_view dependent, bool start_dependency);
-  void check_cycles(RankId rank) const;
+  void check_cycles(RankId rank);
   std::string op_name(LocalOp op) const;
 
   const char* begin_;
@@ -439,7 +439,7 @@ std::string TextParser::op_name(LocalOp op) const {
   return "'" + std::string(at, q) + "' (line " + std::to_string(line_of(at)) + ")";
 }
 
-void TextParser::check_cycles(RankId rank) const {
+void TextParser::check_cycles(RankId rank) {
   const RankOps ops = builder_->last_rank();
   if (dependencies_point_backward(ops)) return;
   const std::vector<CycleStep> cycle = find_dependency_cycle(ops);

@@ -31,5 +31,5 @@ for target in fuzz_goal_text fuzz_loggopsim_binary fuzz_goalb; do
     echo "fuzz: $target failed" >&2
     exit 1
   fi
-  grep -E "^(stat::number_of_executed_runs|stat::new_units_added|stat::peak_rss_mb)" "build/fuzz/$target.log" || true
+  grep -E "^(stat::number_of_executed_units|stat::new_units_added|stat::peak_rss_mb)" "build/fuzz/$target.log" || true
 done

@@ -13,7 +13,7 @@
 
 namespace collsim {
 
-MappedFile::MappedFile(const std::string& path) : path_(path) {
+MappedFile::MappedFile(const std::string& path, Access access) : path_(path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw InputError::in_file(path, std::string("cannot open: ") + std::strerror(errno));
   struct stat st {};
@@ -28,14 +28,14 @@ MappedFile::MappedFile(const std::string& path) : path_(path) {
   }
   size_ = static_cast<std::size_t>(st.st_size);
   if (size_ > 0) {
-    void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+    const int flags = MAP_PRIVATE | (access == Access::WholeFile ? MAP_POPULATE : 0);
+    void* p = ::mmap(nullptr, size_, PROT_READ, flags, fd, 0);
     if (p == MAP_FAILED) {
       const int err = errno;
       ::close(fd);
       throw InputError::in_file(path, std::string("cannot map into memory: ") + std::strerror(err));
     }
-    // Parsers read front to back once.
-    ::madvise(p, size_, MADV_SEQUENTIAL);
+    if (access == Access::Sequential) ::madvise(p, size_, MADV_SEQUENTIAL);
     data_ = static_cast<const std::byte*>(p);
   }
   ::close(fd);

@@ -31,7 +31,7 @@ TEST(ScheduleBuilder, BuildsRankByRank) {
   EXPECT_EQ(s.rank(1).first_global_op(), 2u);
   EXPECT_EQ(s.rank(0).requires_of(1)[0], 0u);
   EXPECT_TRUE(s.rank(1).requires_of(0).empty());
-  EXPECT_FALSE(validate(s.arrays()).has_value());
+  EXPECT_FALSE(validate(s.columns()).has_value());
 }
 
 TEST(ScheduleBuilder, DependencyListsAreSortedWhateverTheOrderOfCalls) {
@@ -68,9 +68,10 @@ TEST(ScheduleBuilder, RejectsWhatNoReaderAccepts) {
 }
 
 TEST(ScheduleValidate, FindsBrokenArrays) {
-  const ScheduleArrays good = two_rank_chain().arrays();
+  const Schedule good = two_rank_chain();
   auto broken = [&](auto&& damage) {
-    ScheduleArrays a = good;
+    ScheduleArrays a = copy_columns(good.columns());
+    EXPECT_FALSE(validate(a).has_value());
     damage(a);
     return validate(a).value_or("");
   };

@@ -10,8 +10,12 @@ namespace collsim {
 
 class MappedFile {
  public:
+  enum class Access {
+    Sequential,  // read front to back once (parsers)
+    WholeFile,   // all of it, soon and repeatedly: map every page up front
+  };
   // Throws InputError naming the path when the file cannot be opened or mapped.
-  explicit MappedFile(const std::string& path);
+  explicit MappedFile(const std::string& path, Access access = Access::Sequential);
   ~MappedFile();
   MappedFile(const MappedFile&) = delete;
   MappedFile& operator=(const MappedFile&) = delete;

@@ -11,9 +11,11 @@
 // requires_offset[op_begin[r] + r ... op_begin[r+1] + r] (num_ops + 1 entries).
 // Each op's dependency list is sorted by the index of the op depended upon, so the same
 // schedule has exactly one representation whatever order its dependency lines came in.
+// The columns are spans, so that a .goalb file can be used in place once mapped.
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -23,8 +25,7 @@
 
 namespace collsim::goal {
 
-// The raw columns. Any value of this struct can be checked with validate(); a Schedule
-// only ever holds arrays that pass.
+// The columns as built, owned. Builders and readers fill these; a Schedule takes them over.
 struct ScheduleArrays {
   std::uint32_t num_ranks = 0;
   std::vector<std::uint64_t> op_begin;         // num_ranks + 1
@@ -40,13 +41,39 @@ struct ScheduleArrays {
   std::vector<std::uint32_t> irequires_offset;  // num_ops + num_ranks
   std::vector<std::uint32_t> requires_target;   // rank-local op index
   std::vector<std::uint32_t> irequires_target;
-
-  bool operator==(const ScheduleArrays&) const = default;
 };
 
-// Returns a description of the first inconsistency, or nothing when the arrays form a
+// The same columns as read-only views: into a Schedule's own arrays, or straight into a
+// mapped .goalb file (which is why the file holds exactly these columns).
+struct ScheduleColumns {
+  std::uint32_t num_ranks = 0;
+  std::span<const std::uint64_t> op_begin;
+  std::span<const std::uint64_t> requires_begin;
+  std::span<const std::uint64_t> irequires_begin;
+  std::span<const OpKind> kind;
+  std::span<const std::uint8_t> cpu;
+  std::span<const std::uint8_t> nic;
+  std::span<const std::uint32_t> peer;
+  std::span<const std::uint32_t> tag;
+  std::span<const std::uint64_t> size;
+  std::span<const std::uint32_t> requires_offset;
+  std::span<const std::uint32_t> irequires_offset;
+  std::span<const std::uint32_t> requires_target;
+  std::span<const std::uint32_t> irequires_target;
+
+  std::uint64_t num_ops() const { return kind.size(); }
+  // Element-wise: equal columns, wherever they live.
+  bool operator==(const ScheduleColumns& other) const;
+};
+
+ScheduleColumns columns_of(const ScheduleArrays& arrays);
+// An owned copy of the columns.
+ScheduleArrays copy_columns(const ScheduleColumns& columns);
+
+// Returns a description of the first inconsistency, or nothing when the columns form a
 // valid schedule. Linear time; does not look for dependency cycles.
-std::optional<std::string> validate(const ScheduleArrays& arrays);
+std::optional<std::string> validate(const ScheduleColumns& columns);
+inline std::optional<std::string> validate(const ScheduleArrays& arrays) { return validate(columns_of(arrays)); }
 
 // Read-only view of one rank's ops.
 class RankOps {
@@ -55,67 +82,72 @@ class RankOps {
   std::uint32_t num_ops() const { return num_ops_; }
   std::uint64_t first_global_op() const { return first_; }
 
-  OpKind kind(LocalOp i) const { return a_->kind[first_ + i]; }
-  std::uint32_t peer(LocalOp i) const { return a_->peer[first_ + i]; }
-  std::uint32_t tag(LocalOp i) const { return a_->tag[first_ + i]; }
-  std::uint64_t size(LocalOp i) const { return a_->size[first_ + i]; }
-  std::uint8_t cpu(LocalOp i) const { return a_->cpu[first_ + i]; }
-  std::uint8_t nic(LocalOp i) const { return a_->nic[first_ + i]; }
+  OpKind kind(LocalOp i) const { return c_->kind[first_ + i]; }
+  std::uint32_t peer(LocalOp i) const { return c_->peer[first_ + i]; }
+  std::uint32_t tag(LocalOp i) const { return c_->tag[first_ + i]; }
+  std::uint64_t size(LocalOp i) const { return c_->size[first_ + i]; }
+  std::uint8_t cpu(LocalOp i) const { return c_->cpu[first_ + i]; }
+  std::uint8_t nic(LocalOp i) const { return c_->nic[first_ + i]; }
   Op op(LocalOp i) const;
 
   // Ops that must finish before op i starts.
   std::span<const std::uint32_t> requires_of(LocalOp i) const {
-    return row(a_->requires_offset, a_->requires_target, a_->requires_begin[rank_], i);
+    return row(c_->requires_offset, c_->requires_target, c_->requires_begin[rank_], i);
   }
   // Ops that must have started before op i starts.
   std::span<const std::uint32_t> irequires_of(LocalOp i) const {
-    return row(a_->irequires_offset, a_->irequires_target, a_->irequires_begin[rank_], i);
+    return row(c_->irequires_offset, c_->irequires_target, c_->irequires_begin[rank_], i);
   }
-  std::uint64_t num_requires() const { return a_->requires_begin[rank_ + 1] - a_->requires_begin[rank_]; }
+  std::uint64_t num_requires() const { return c_->requires_begin[rank_ + 1] - c_->requires_begin[rank_]; }
   std::uint64_t num_irequires() const {
-    return a_->irequires_begin[rank_ + 1] - a_->irequires_begin[rank_];
+    return c_->irequires_begin[rank_ + 1] - c_->irequires_begin[rank_];
   }
 
  private:
   friend class Schedule;
   friend class ScheduleBuilder;
-  RankOps(const ScheduleArrays* a, RankId rank)
-      : a_(a), rank_(rank), first_(a->op_begin[rank]),
-        num_ops_(static_cast<std::uint32_t>(a->op_begin[rank + 1] - a->op_begin[rank])) {}
-  std::span<const std::uint32_t> row(const std::vector<std::uint32_t>& offset,
-                                     const std::vector<std::uint32_t>& target, std::uint64_t base,
-                                     LocalOp i) const {
+  RankOps(const ScheduleColumns* c, RankId rank)
+      : c_(c), rank_(rank), first_(c->op_begin[rank]),
+        num_ops_(static_cast<std::uint32_t>(c->op_begin[rank + 1] - c->op_begin[rank])) {}
+  std::span<const std::uint32_t> row(std::span<const std::uint32_t> offset, std::span<const std::uint32_t> target,
+                                     std::uint64_t base, LocalOp i) const {
     const std::uint64_t at = first_ + rank_ + i;
     return {target.data() + base + offset[at], offset[at + 1] - offset[at]};
   }
-  const ScheduleArrays* a_;
+  const ScheduleColumns* c_;
   RankId rank_;
   std::uint64_t first_;
   std::uint32_t num_ops_;
 };
 
+// An immutable schedule. Copies share the same storage.
 class Schedule {
  public:
   Schedule() = default;
-  // Throws std::invalid_argument with validate()'s description when the arrays are not valid.
+  // Throw std::invalid_argument with validate()'s description when the columns are not valid.
   static Schedule from_arrays(ScheduleArrays arrays);
+  // Columns that live in memory kept alive by `owner` (e.g. a mapped file).
+  static Schedule from_columns(const ScheduleColumns& columns, std::shared_ptr<const void> owner);
 
-  std::uint32_t num_ranks() const { return a_.num_ranks; }
-  std::uint64_t num_ops() const { return a_.kind.size(); }
-  std::uint64_t num_requires() const { return a_.requires_target.size(); }
-  std::uint64_t num_irequires() const { return a_.irequires_target.size(); }
-  RankOps rank(RankId r) const { return RankOps(&a_, r); }
-  const ScheduleArrays& arrays() const { return a_; }
+  std::uint32_t num_ranks() const { return c_.num_ranks; }
+  std::uint64_t num_ops() const { return c_.kind.size(); }
+  std::uint64_t num_requires() const { return c_.requires_target.size(); }
+  std::uint64_t num_irequires() const { return c_.irequires_target.size(); }
+  RankOps rank(RankId r) const { return RankOps(&c_, r); }
+  const ScheduleColumns& columns() const { return c_; }
 
-  // Bytes held by the columns (sizes, not capacities).
+  // Bytes held by the columns.
   std::size_t memory_bytes() const;
 
-  bool operator==(const Schedule&) const = default;
+  bool operator==(const Schedule& other) const { return c_ == other.c_; }
 
  private:
   friend class ScheduleBuilder;
-  explicit Schedule(ScheduleArrays arrays) : a_(std::move(arrays)) {}
-  ScheduleArrays a_;
+  Schedule(const ScheduleColumns& columns, std::shared_ptr<const void> owner)
+      : c_(columns), owner_(std::move(owner)) {}
+  static Schedule adopt(ScheduleArrays arrays);  // no validation: the caller guarantees it
+  ScheduleColumns c_;
+  std::shared_ptr<const void> owner_;
 };
 
 }  // namespace collsim::goal

@@ -32,8 +32,8 @@ class ScheduleBuilder {
   RankId current_rank() const { return current_; }
   std::uint32_t ops_in_current_rank() const { return ops_in_rank_; }
   // The rank just closed by end_rank(), e.g. to look for dependency cycles while the
-  // producer still knows the ops' names.
-  RankOps last_rank() const;
+  // producer still knows the ops' names. Valid until the next call that adds to the builder.
+  RankOps last_rank();
 
   // All ranks must have been closed.
   Schedule finish();
@@ -46,6 +46,7 @@ class ScheduleBuilder {
                           std::vector<std::uint64_t>& begin);
 
   ScheduleArrays a_;
+  ScheduleColumns last_columns_;  // what last_rank() views
   RankId current_ = 0;
   bool in_rank_ = false;
   RankId ranks_done_ = 0;
