@@ -5,6 +5,7 @@
 #include <new>
 
 #include "collsim/common/input_error.hpp"
+#include "bench_command.hpp"
 #include "goal_command.hpp"
 
 #ifndef COLLSIM_VERSION
@@ -16,6 +17,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", COLLSIM_VERSION);
   app.require_subcommand(1);
   collsim::cli::add_goal_command(app);
+  collsim::cli::add_bench_command(app);
 
   try {
     app.parse(argc, argv);

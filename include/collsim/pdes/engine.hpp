@@ -1,0 +1,109 @@
+#pragma once
+// The engine of one rank: its LPs, its pending events, and the loop that processes them in
+// synchronous windows with the other ranks.
+//
+// A run is conservative: a window ends at (earliest pending time anywhere) + lookahead, and
+// no event can reach another rank earlier than that, so no rank ever has to undo work.
+// With one rank there is a single window. Several engines may live in one process (each with
+// its own transport); nothing is global.
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "collsim/pdes/event_pool.hpp"
+#include "collsim/pdes/event_queue.hpp"
+#include "collsim/pdes/quaternary_heap.hpp"
+#include "collsim/pdes/logical_process.hpp"
+#include "collsim/pdes/partition.hpp"
+#include "collsim/pdes/run_stats.hpp"
+#include "collsim/pdes/transport.hpp"
+
+namespace collsim::pdes {
+
+struct EngineOptions {
+  std::uint64_t seed = 1;
+  // Events later than this are not processed.
+  SimTime end_time = SimTime::infinity();
+  QueueKind queue = QueueKind::QuaternaryHeap;
+};
+
+class Engine {
+ public:
+  // `graph` and `partition` must be the same on every rank. Throws std::invalid_argument if
+  // the partition cuts a link of zero or negative latency.
+  Engine(const LpGraph& graph, Partition partition, Transport& transport, EngineOptions options = {});
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  std::uint32_t rank() const { return transport_.rank(); }
+  std::uint32_t num_ranks() const { return transport_.size(); }
+  bool owns(LpId lp) const { return lp < partition_.owner.size() && partition_.owner[lp] == rank(); }
+  // LPs this rank owns, in id order.
+  std::span<const LpId> local_lps() const { return local_ids_; }
+  SimTime lookahead() const { return lookahead_; }
+  SimTime now() const { return now_; }
+  const Partition& partition() const { return partition_; }
+  Transport& transport() { return transport_; }
+
+  // Installs the LP with id `id`, which this rank must own. Every owned LP must be installed
+  // before run().
+  template <typename T, typename... Args>
+  T& emplace(LpId id, Args&&... args) {
+    static_assert(std::is_base_of_v<LogicalProcess, T>);
+    static_assert(HasHandlers<T>, "an LP class needs `using Handlers = pdes::Handlers<...>`");
+    auto lp = std::make_unique<T>(std::forward<Args>(args)...);
+    T& ref = *lp;
+    install(id, std::move(lp), detail::table_of(typename T::Handlers{}), detail::count_of(typename T::Handlers{}),
+            detail::class_tag<T>);
+    return ref;
+  }
+  // The installed LP with this id, owned by this rank.
+  LogicalProcess& lp(LpId id);
+
+  // Runs to the end (no events left anywhere, or end_time). Collective over all ranks.
+  // Statistics are complete on rank 0.
+  RunStats run();
+
+ private:
+  friend void detail::post(Engine&, const EventKey&, const EventBody&);
+  void install(LpId id, std::unique_ptr<LogicalProcess> lp, const detail::Trampoline* handlers,
+               std::uint8_t handler_count, std::uint32_t class_tag);
+  void post(const EventKey& key, const EventBody& body);
+  void push_local(const EventKey& key, const EventBody& body);
+  void dispatch(const QueueEntry& entry);
+  // The default heap is called directly; another queue kind goes through the interface.
+  bool queue_empty() const { return other_queue_ ? other_queue_->empty() : heap_.empty(); }
+  const QueueEntry& queue_top() const { return other_queue_ ? other_queue_->top() : heap_.top(); }
+  std::size_t queue_size() const { return other_queue_ ? other_queue_->size() : heap_.size(); }
+  void receive(const std::vector<RemoteEvent>& inbox);
+  [[noreturn]] void fail(const std::string& message) const;
+  RunStats collect(double wall_s, double sync_s, std::uint64_t windows);
+
+  Partition partition_;
+  Transport& transport_;
+  EngineOptions options_;
+  SimTime lookahead_;
+
+  std::vector<LpId> local_ids_;
+  std::vector<std::uint32_t> local_index_;  // per LP id: index in lps_, or kNotLocal
+  std::vector<std::unique_ptr<LogicalProcess>> lps_;
+
+  EventPool pool_;
+  QuaternaryHeap heap_{pool_.keys()};
+  std::unique_ptr<EventQueue> other_queue_;
+
+  SimTime now_ = SimTime::zero();
+  SimTime window_end_ = SimTime::zero();  // remote events must not be earlier than this
+  SimTime sent_min_ = SimTime::infinity();
+  LpId running_ = kNoLp;                  // LP whose handler runs
+  std::vector<std::vector<RemoteEvent>> outbox_;
+  std::vector<RemoteEvent> inbox_;
+  RankStats stats_;
+};
+
+}  // namespace collsim::pdes

@@ -1,0 +1,40 @@
+#pragma once
+// The pending-event set of one engine, behind a small interface so that implementations
+// can be measured against each other (bench/pdes_queue_bench).
+//
+//   implementation     push           pop            memory
+//   QuaternaryHeap     O(log4 n)      O(log4 n)      16 B per event, one array
+//   CalendarQueue      O(1) expected  O(1) expected  16 B per event + buckets; resizes
+//                                                    when the event count doubles/halves
+//
+// Both order entries by EntryOrder (event.hpp) exactly, ties included. The engine uses the
+// heap directly (no virtual calls); the interface serves the alternatives and benchmarks.
+
+#include <cstddef>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "collsim/pdes/event.hpp"
+
+namespace collsim::pdes {
+
+class EventQueue {
+ public:
+  virtual ~EventQueue() = default;
+  virtual void push(const QueueEntry& entry) = 0;
+  // The first entry in EntryOrder. The queue must not be empty.
+  virtual const QueueEntry& top() const = 0;
+  virtual void pop() = 0;
+  virtual std::size_t size() const = 0;
+  bool empty() const { return size() == 0; }
+  virtual std::string_view name() const = 0;
+};
+
+enum class QueueKind { QuaternaryHeap, Calendar };
+
+// `keys` holds the full key of every entry's ref and must outlive the queue.
+std::unique_ptr<EventQueue> make_event_queue(QueueKind kind, const std::vector<EventKey>* keys);
+std::string_view to_string(QueueKind kind);
+
+}  // namespace collsim::pdes

@@ -1,0 +1,95 @@
+#pragma once
+// A logical process: a device of the model (a host, a switch) with its own state, clock
+// view, random stream and event counter. LPs interact only through events.
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "collsim/pdes/event.hpp"
+#include "collsim/pdes/handler.hpp"
+#include "collsim/pdes/random_stream.hpp"
+#include "collsim/pdes/sim_time.hpp"
+
+namespace collsim::pdes {
+
+class Engine;
+
+namespace detail {
+// Implemented by the engine; the single path from a model to the event queue.
+void post(Engine& engine, const EventKey& key, const EventBody& body);
+}  // namespace detail
+
+class LogicalProcess {
+ public:
+  virtual ~LogicalProcess() = default;
+  LogicalProcess() = default;
+  LogicalProcess(const LogicalProcess&) = delete;
+  LogicalProcess& operator=(const LogicalProcess&) = delete;
+
+  LpId id() const { return id_; }
+
+  // Called once before the first event, at time 0, in LP id order within a rank: the place
+  // to schedule initial events.
+  virtual void start() {}
+  // Called once when the run ends.
+  virtual void finish() {}
+
+ protected:
+  SimTime now() const { return *clock_; }
+  RandomStream& random() { return random_; }
+
+  // Calls Method on LP `target` at now() + delay. A target on another rank must be at least
+  // the engine's lookahead away; delay < 0 is an error.
+  template <auto Method, typename Payload>
+  void schedule(LpId target, SimTime delay, const Payload& payload, Priority priority = 0) {
+    using Traits = detail::MethodTraits<Method>;
+    static_assert(std::is_same_v<typename Traits::Payload, Payload>, "payload type differs from the handler's");
+    static_assert(std::is_trivially_copyable_v<Payload>, "event payloads are copied as bytes");
+    static_assert(sizeof(Payload) <= kMaxPayloadBytes, "payload larger than kMaxPayloadBytes");
+    EventBody body = make_body<Method>(target);
+    body.payload_size = static_cast<std::uint8_t>(sizeof(Payload));
+    std::memcpy(body.payload, &payload, sizeof(Payload));
+    post(delay, priority, body);
+  }
+  template <auto Method>
+  void schedule(LpId target, SimTime delay, Priority priority = 0) {
+    static_assert(std::is_void_v<typename detail::MethodTraits<Method>::Payload>, "this handler takes a payload");
+    EventBody body = make_body<Method>(target);
+    body.payload_size = 0;
+    post(delay, priority, body);
+  }
+
+ private:
+  friend class Engine;
+
+  template <auto Method>
+  static EventBody make_body(LpId target) {
+    using Class = typename detail::MethodTraits<Method>::Class;
+    static_assert(HasHandlers<Class>, "the target class has no `using Handlers = pdes::Handlers<...>`");
+    constexpr int index = detail::index_in<Method>(typename Class::Handlers{});
+    static_assert(index >= 0, "the method is not in its class's Handlers list");
+    EventBody body;
+    body.target = target;
+    body.lp_class = detail::class_tag<Class>;
+    body.handler = static_cast<std::uint8_t>(index);
+    return body;
+  }
+  void post(SimTime delay, Priority priority, const EventBody& body) {
+    const EventKey key{now() + delay, EventKey::make_origin(priority, id_), next_sequence_++};
+    if (delay < SimTime::zero()) report_past_event(key.time);
+    detail::post(*engine_, key, body);
+  }
+  [[noreturn]] void report_past_event(SimTime when) const;
+
+  Engine* engine_ = nullptr;
+  const SimTime* clock_ = nullptr;  // the engine's current time
+  LpId id_ = kNoLp;
+  std::uint64_t next_sequence_ = 0;
+  RandomStream random_;
+  const detail::Trampoline* handlers_ = nullptr;
+  std::uint32_t class_tag_ = 0;
+  std::uint8_t handler_count_ = 0;
+};
+
+}  // namespace collsim::pdes

@@ -1,0 +1,40 @@
+#pragma once
+// How the ranks of a parallel run talk: the engine's only link to MPI. Model code never
+// sees it.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "collsim/pdes/event.hpp"
+#include "collsim/pdes/sim_time.hpp"
+
+namespace collsim::pdes {
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+  virtual std::uint32_t rank() const = 0;
+  virtual std::uint32_t size() const = 0;
+
+  // The synchronisation point between windows. Sends outbox[r] to rank r (empty batches
+  // are not sent), agrees with all ranks on the earliest time anything is pending anywhere
+  // (`local_next` covers this rank's queue and what it just sent), and appends what other
+  // ranks sent here to `inbox`. Returns that earliest time. One collective per call.
+  virtual SimTime exchange(std::vector<std::vector<RemoteEvent>>& outbox, SimTime local_next,
+                           std::vector<RemoteEvent>& inbox) = 0;
+
+  // Concatenation of every rank's bytes in rank order, on rank 0; empty elsewhere.
+  virtual std::vector<std::byte> gather(std::span<const std::byte> mine) = 0;
+
+  // Every rank gets the largest / the sum of the values across ranks, element-wise.
+  virtual void max_all(std::span<double> values) = 0;
+  virtual void sum_all(std::span<double> values) = 0;
+};
+
+// A single rank, no MPI.
+std::unique_ptr<Transport> make_local_transport();
+
+}  // namespace collsim::pdes

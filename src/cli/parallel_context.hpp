@@ -1,0 +1,43 @@
+#pragma once
+// The ranks a command runs on: MPI when started by mpirun/srun (or COLLSIM_MPI=1), a single
+// local rank otherwise, so that plain runs pay nothing for MPI.
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "collsim/pdes/mpi_transport.hpp"
+#include "collsim/pdes/transport.hpp"
+
+namespace collsim::cli {
+
+class ParallelContext {
+ public:
+  ParallelContext();
+  ~ParallelContext();
+  ParallelContext(const ParallelContext&) = delete;
+  ParallelContext& operator=(const ParallelContext&) = delete;
+
+  pdes::Transport& transport() { return *transport_; }
+  bool is_root() const { return transport_->rank() == 0; }
+  bool uses_mpi() const { return session_.has_value(); }
+
+  // Runs `body`; an exception on any rank prints the error and ends every rank (a parallel
+  // job must never wait forever for a rank that failed). Returns the exit code.
+  template <typename Body>
+  int guarded(Body&& body) {
+    try {
+      body();
+      return 0;
+    } catch (const std::exception& e) {
+      fail(e.what());
+    }
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& message);
+  std::optional<pdes::MpiSession> session_;
+  std::unique_ptr<pdes::Transport> transport_;
+};
+
+}  // namespace collsim::cli

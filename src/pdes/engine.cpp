@@ -1,0 +1,201 @@
+#include "collsim/pdes/engine.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <stdexcept>
+
+#include "collsim/pdes/simulation_error.hpp"
+
+namespace collsim::pdes {
+
+namespace {
+constexpr std::uint32_t kNotLocal = 0xFFFFFFFFu;
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+std::string lp_name(LpId lp) { return "LP " + std::to_string(lp); }
+}  // namespace
+
+namespace detail {
+void post(Engine& engine, const EventKey& key, const EventBody& body) { engine.post(key, body); }
+}  // namespace detail
+
+void LogicalProcess::report_past_event(SimTime when) const {
+  throw SimulationError(lp_name(id_) + " scheduled an event for t=" + format_duration(when) +
+                        ", before its current time t=" + format_duration(now()) + " (negative delay)");
+}
+
+Engine::Engine(const LpGraph& graph, Partition partition, Transport& transport, EngineOptions options)
+    : partition_(std::move(partition)), transport_(transport), options_(options) {
+  if (partition_.num_ranks != transport_.size())
+    throw std::invalid_argument("the partition is for " + std::to_string(partition_.num_ranks) +
+                                " ranks, the run has " + std::to_string(transport_.size()));
+  check_partition(graph, partition_);
+  lookahead_ = lookahead_of(graph, partition_);
+  local_index_.assign(graph.num_lps, kNotLocal);
+  for (LpId id = 0; id < graph.num_lps; ++id) {
+    if (partition_.owner[id] != rank()) continue;
+    local_index_[id] = static_cast<std::uint32_t>(local_ids_.size());
+    local_ids_.push_back(id);
+  }
+  lps_.resize(local_ids_.size());
+  if (options_.queue != QueueKind::QuaternaryHeap) other_queue_ = make_event_queue(options_.queue, pool_.keys());
+  outbox_.resize(transport_.size());
+  stats_.lps = local_ids_.size();
+}
+
+Engine::~Engine() = default;
+
+void Engine::install(LpId id, std::unique_ptr<LogicalProcess> lp, const detail::Trampoline* handlers,
+                     std::uint8_t handler_count, std::uint32_t class_tag) {
+  if (!owns(id))
+    throw std::invalid_argument(lp_name(id) + " is not owned by rank " + std::to_string(rank()) +
+                                (id < local_index_.size() ? "" : " (no such LP)"));
+  auto& slot = lps_[local_index_[id]];
+  if (slot) throw std::invalid_argument(lp_name(id) + " is installed twice");
+  lp->engine_ = this;
+  lp->clock_ = &now_;
+  lp->id_ = id;
+  lp->random_ = RandomStream(options_.seed, id);
+  lp->handlers_ = handlers;
+  lp->handler_count_ = handler_count;
+  lp->class_tag_ = class_tag;
+  slot = std::move(lp);
+}
+
+LogicalProcess& Engine::lp(LpId id) {
+  if (!owns(id) || !lps_[local_index_[id]])
+    throw std::invalid_argument(lp_name(id) + " is not installed on rank " + std::to_string(rank()));
+  return *lps_[local_index_[id]];
+}
+
+void Engine::fail(const std::string& message) const { throw SimulationError(message); }
+
+void Engine::post(const EventKey& key, const EventBody& body) {
+  const LpId target = body.target;
+  if (target >= local_index_.size())
+    fail(lp_name(key.source()) + " scheduled an event for " + lp_name(target) + ", which does not exist");
+  if (local_index_[target] != kNotLocal) {
+    push_local(key, body);
+    return;
+  }
+  // Another rank may already be past anything earlier than the end of this window.
+  if (key.time < window_end_)
+    fail(lp_name(key.source()) + " (rank " + std::to_string(rank()) + ") sent an event to " + lp_name(target) +
+         " (rank " + std::to_string(partition_.owner[target]) + ") for t=" + format_duration(key.time) +
+         ", before the current window ends at t=" + format_duration(window_end_) + " (now t=" +
+         format_duration(now_) + ", lookahead " + format_duration(lookahead_) +
+         "): the delay is shorter than the latency declared between the two LPs");
+  outbox_[partition_.owner[target]].push_back({key, body});
+  sent_min_ = std::min(sent_min_, key.time);
+  ++stats_.remote_sent;
+}
+
+void Engine::push_local(const EventKey& key, const EventBody& body) {
+  const QueueEntry entry{key.time, QueueEntry::hint_of(key), pool_.store(key, body)};
+  if (other_queue_) {
+    other_queue_->push(entry);
+  } else {
+    heap_.push(entry);
+  }
+}
+
+void Engine::dispatch(const QueueEntry& entry) {
+  const EventBody& body = pool_[entry.ref];
+  LogicalProcess& lp = *lps_[local_index_[body.target]];
+  if (body.lp_class != lp.class_tag_ || body.handler >= lp.handler_count_)
+    fail("event from " + lp_name(pool_.key(entry.ref).source()) + " for handler " + std::to_string(body.handler) + " of " +
+         lp_name(body.target) + ", which is of another class: the event names a method of a different LP type");
+  now_ = entry.time;
+  running_ = body.target;
+  lp.handlers_[body.handler](lp, body.payload);
+  // Only now: the handler read its payload from the pool.
+  pool_.release(entry.ref);
+  ++stats_.events;
+}
+
+void Engine::receive(const std::vector<RemoteEvent>& inbox) {
+  for (const RemoteEvent& ev : inbox) {
+    if (ev.body.target >= local_index_.size() || local_index_[ev.body.target] == kNotLocal)
+      fail("rank " + std::to_string(rank()) + " received an event for " + lp_name(ev.body.target) +
+           ", which it does not own");
+    if (ev.key.time < window_end_)
+      fail("rank " + std::to_string(rank()) + " received an event for " + lp_name(ev.body.target) + " at t=" +
+           format_duration(ev.key.time) + ", before the end of the window just processed (t=" +
+           format_duration(window_end_) + ")");
+    push_local(ev.key, ev.body);
+  }
+}
+
+RunStats Engine::run() {
+  for (std::size_t i = 0; i < lps_.size(); ++i)
+    if (!lps_[i]) throw std::invalid_argument(lp_name(local_ids_[i]) + " is owned by rank " + std::to_string(rank()) +
+                                              " but was never installed");
+  const auto started = Clock::now();
+  double sync_s = 0;
+  std::uint64_t windows = 0;
+  now_ = SimTime::zero();
+  window_end_ = SimTime::zero();
+  for (auto& lp : lps_) {
+    running_ = lp->id();
+    lp->start();
+  }
+  const SimTime stop = options_.end_time.saturating_add(SimTime::ps(1));
+  for (;;) {
+    SimTime local_next = queue_empty() ? SimTime::infinity() : queue_top().time;
+    local_next = std::min(local_next, sent_min_);
+    const auto sync_started = Clock::now();
+    const SimTime global_next = transport_.exchange(outbox_, local_next, inbox_);
+    sync_s += seconds_since(sync_started);
+    sent_min_ = SimTime::infinity();
+    receive(inbox_);
+    inbox_.clear();
+    if (global_next.is_infinite() || global_next > options_.end_time) break;
+    window_end_ = std::min(global_next.saturating_add(lookahead_), stop);
+    ++windows;
+    if (other_queue_) {
+      while (!other_queue_->empty() && other_queue_->top().time < window_end_) {
+        const QueueEntry entry = other_queue_->top();
+        other_queue_->pop();
+        dispatch(entry);
+      }
+    } else {
+      while (!heap_.empty() && heap_.top().time < window_end_) {
+        const QueueEntry entry = heap_.top();
+        heap_.pop();
+        dispatch(entry);
+      }
+    }
+    stats_.max_queue = std::max<std::uint64_t>(stats_.max_queue, queue_size());
+  }
+  running_ = kNoLp;
+  for (auto& lp : lps_) lp->finish();
+  return collect(seconds_since(started), sync_s, windows);
+}
+
+RunStats Engine::collect(double wall_s, double sync_s, std::uint64_t windows) {
+  stats_.wall_s = wall_s;
+  stats_.sync_s = sync_s;
+  RunStats run;
+  run.ranks = transport_.size();
+  run.windows = windows;
+  run.lookahead = lookahead_;
+  double sums[] = {static_cast<double>(stats_.events), static_cast<double>(stats_.remote_sent), wall_s, sync_s};
+  transport_.sum_all(sums);
+  double maxima[] = {wall_s, static_cast<double>(stats_.events), static_cast<double>(now_.picoseconds())};
+  transport_.max_all(maxima);
+  run.events = static_cast<std::uint64_t>(sums[0]);
+  run.remote_events = static_cast<std::uint64_t>(sums[1]);
+  run.wall_s = maxima[0];
+  run.end_time = SimTime::ps(static_cast<std::int64_t>(maxima[2]));
+  run.events_per_s = run.wall_s > 0 ? static_cast<double>(run.events) / run.wall_s : 0;
+  run.sync_fraction = sums[2] > 0 ? sums[3] / sums[2] : 0;
+  const double mean = sums[0] / run.ranks;
+  run.imbalance = mean > 0 ? maxima[1] / mean : 1;
+  const auto gathered = transport_.gather(std::as_bytes(std::span(&stats_, 1)));
+  run.per_rank.resize(gathered.size() / sizeof(RankStats));
+  if (!gathered.empty()) std::memcpy(run.per_rank.data(), gathered.data(), gathered.size());
+  return run;
+}
+
+}  // namespace collsim::pdes

@@ -1,0 +1,24 @@
+#include "collsim/pdes/event_queue.hpp"
+
+#include "collsim/pdes/calendar_queue.hpp"
+#include "collsim/pdes/quaternary_heap.hpp"
+
+namespace collsim::pdes {
+
+std::unique_ptr<EventQueue> make_event_queue(QueueKind kind, const std::vector<EventKey>* keys) {
+  switch (kind) {
+    case QueueKind::Calendar: return std::make_unique<CalendarQueue>(keys);
+    case QueueKind::QuaternaryHeap: break;
+  }
+  return std::make_unique<QuaternaryHeap>(keys);
+}
+
+std::string_view to_string(QueueKind kind) {
+  switch (kind) {
+    case QueueKind::Calendar: return "calendar";
+    case QueueKind::QuaternaryHeap: return "heap";
+  }
+  return "unknown";
+}
+
+}  // namespace collsim::pdes

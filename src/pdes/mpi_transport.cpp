@@ -1,0 +1,157 @@
+#include "collsim/pdes/mpi_transport.hpp"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace collsim::pdes {
+
+namespace {
+
+void check(int rc, const char* what) {
+  if (rc != MPI_SUCCESS) {
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(rc, text, &len);
+    throw std::runtime_error(std::string(what) + " failed: " + std::string(text, static_cast<std::size_t>(len)));
+  }
+}
+
+// Element 0 is the earliest pending time (minimum); the others count messages (sum).
+void min_then_sum(void* in, void* inout, int* len, MPI_Datatype*) {
+  const auto* a = static_cast<const std::int64_t*>(in);
+  auto* b = static_cast<std::int64_t*>(inout);
+  if (*len > 0) b[0] = std::min(a[0], b[0]);
+  for (int i = 1; i < *len; ++i) b[i] += a[i];
+}
+
+// Batches are split so that no message exceeds what an int count can describe.
+constexpr std::size_t kMaxMessageEvents = (1u << 30) / sizeof(RemoteEvent);
+
+class MpiTransport final : public Transport {
+ public:
+  MpiTransport() {
+    check(MPI_Comm_dup(MPI_COMM_WORLD, &comm_), "MPI_Comm_dup");
+    int r = 0, s = 0;
+    MPI_Comm_rank(comm_, &r);
+    MPI_Comm_size(comm_, &s);
+    rank_ = static_cast<std::uint32_t>(r);
+    size_ = static_cast<std::uint32_t>(s);
+    check(MPI_Op_create(&min_then_sum, 1, &op_), "MPI_Op_create");
+    reduce_.resize(size_ + 1);
+  }
+  ~MpiTransport() override {
+    MPI_Op_free(&op_);
+    MPI_Comm_free(&comm_);
+  }
+
+  std::uint32_t rank() const override { return rank_; }
+  std::uint32_t size() const override { return size_; }
+
+  SimTime exchange(std::vector<std::vector<RemoteEvent>>& outbox, SimTime local_next,
+                   std::vector<RemoteEvent>& inbox) override {
+    // A rank is at most one exchange ahead of another, so two tags keep windows apart.
+    const int tag = static_cast<int>(window_++ & 1);
+    requests_.clear();
+    std::fill(reduce_.begin(), reduce_.end(), 0);
+    reduce_[0] = local_next.picoseconds();
+    for (std::uint32_t r = 0; r < size_; ++r) {
+      const auto& batch = outbox[r];
+      for (std::size_t at = 0; at < batch.size(); at += kMaxMessageEvents) {
+        const std::size_t n = std::min(kMaxMessageEvents, batch.size() - at);
+        requests_.emplace_back();
+        check(MPI_Isend(batch.data() + at, static_cast<int>(n * sizeof(RemoteEvent)), MPI_BYTE, static_cast<int>(r),
+                        tag, comm_, &requests_.back()),
+              "MPI_Isend");
+        ++reduce_[1 + r];
+      }
+    }
+    check(MPI_Allreduce(MPI_IN_PLACE, reduce_.data(), static_cast<int>(reduce_.size()), MPI_INT64_T, op_, comm_),
+          "MPI_Allreduce");
+    for (std::int64_t m = 0; m < reduce_[1 + rank_]; ++m) {
+      MPI_Status status;
+      check(MPI_Probe(MPI_ANY_SOURCE, tag, comm_, &status), "MPI_Probe");
+      int bytes = 0;
+      MPI_Get_count(&status, MPI_BYTE, &bytes);
+      const std::size_t at = inbox.size();
+      inbox.resize(at + static_cast<std::size_t>(bytes) / sizeof(RemoteEvent));
+      check(MPI_Recv(inbox.data() + at, bytes, MPI_BYTE, status.MPI_SOURCE, tag, comm_, MPI_STATUS_IGNORE), "MPI_Recv");
+    }
+    check(MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+    for (auto& batch : outbox) batch.clear();
+    return SimTime::ps(reduce_[0]);
+  }
+
+  std::vector<std::byte> gather(std::span<const std::byte> mine) override {
+    const int n = static_cast<int>(mine.size());
+    std::vector<int> counts(rank_ == 0 ? size_ : 0);
+    check(MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm_), "MPI_Gather");
+    std::vector<int> displacements(counts.size());
+    std::size_t total = 0;
+    for (std::size_t r = 0; r < counts.size(); ++r) {
+      displacements[r] = static_cast<int>(total);
+      total += static_cast<std::size_t>(counts[r]);
+    }
+    std::vector<std::byte> all(total);
+    check(MPI_Gatherv(mine.data(), n, MPI_BYTE, all.data(), counts.data(), displacements.data(), MPI_BYTE, 0, comm_),
+          "MPI_Gatherv");
+    return all;
+  }
+
+  void max_all(std::span<double> values) override {
+    check(MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE, MPI_MAX, comm_),
+          "MPI_Allreduce");
+  }
+  void sum_all(std::span<double> values) override {
+    check(MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE, MPI_SUM, comm_),
+          "MPI_Allreduce");
+  }
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  MPI_Op op_ = MPI_OP_NULL;
+  std::uint32_t rank_ = 0;
+  std::uint32_t size_ = 1;
+  std::uint64_t window_ = 0;
+  std::vector<std::int64_t> reduce_;
+  std::vector<MPI_Request> requests_;
+};
+
+}  // namespace
+
+MpiSession::MpiSession(int* argc, char*** argv) {
+  int initialised = 0;
+  MPI_Initialized(&initialised);
+  if (!initialised) check(MPI_Init(argc, argv), "MPI_Init");
+}
+
+MpiSession::~MpiSession() {
+  int finalised = 0;
+  MPI_Finalized(&finalised);
+  if (!finalised) MPI_Finalize();
+}
+
+int MpiSession::rank() const {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+
+int MpiSession::size() const {
+  int s = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &s);
+  return s;
+}
+
+void MpiSession::abort(int code) {
+  MPI_Abort(MPI_COMM_WORLD, code);
+  std::abort();
+}
+
+std::unique_ptr<Transport> make_mpi_transport() { return std::make_unique<MpiTransport>(); }
+
+}  // namespace collsim::pdes
