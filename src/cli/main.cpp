@@ -6,7 +6,9 @@
 
 #include "collsim/common/input_error.hpp"
 #include "bench_command.hpp"
+#include "flows_command.hpp"
 #include "goal_command.hpp"
+#include "topo_command.hpp"
 
 #ifndef COLLSIM_VERSION
 #define COLLSIM_VERSION "unknown"
@@ -18,6 +20,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   collsim::cli::add_goal_command(app);
   collsim::cli::add_bench_command(app);
+  collsim::cli::add_topo_command(app);
+  collsim::cli::add_flows_command(app);
 
   try {
     app.parse(argc, argv);

@@ -70,8 +70,9 @@ void CalendarQueue::resize(std::size_t count) {
   if (sample >= 2) {
     std::nth_element(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(sample - 1), all.end(), before_);
     std::sort(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(sample), before_);
-    const std::int64_t span = (all[sample - 1].time - all[0].time).picoseconds();
-    width_ = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(3 * span / static_cast<std::int64_t>(sample - 1)));
+    const auto span = static_cast<std::uint64_t>((all[sample - 1].time - all[0].time).picoseconds());
+    const std::uint64_t gap = span / (sample - 1);
+    width_ = std::max<std::uint64_t>(1, gap > UINT64_MAX / 3 ? UINT64_MAX / 3 : 3 * gap);
   }
   buckets_.assign(count, {});
   for (const auto& e : all) buckets_[bucket_of(e.time)].push_back(e);

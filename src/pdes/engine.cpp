@@ -20,9 +20,12 @@ namespace detail {
 void post(Engine& engine, const EventKey& key, const EventBody& body) { engine.post(key, body); }
 }  // namespace detail
 
-void LogicalProcess::report_past_event(SimTime when) const {
-  throw SimulationError(lp_name(id_) + " scheduled an event for t=" + format_duration(when) +
-                        ", before its current time t=" + format_duration(now()) + " (negative delay)");
+void LogicalProcess::report_bad_delay(SimTime delay) const {
+  if (delay < SimTime::zero())
+    throw SimulationError(lp_name(id_) + " scheduled an event for t=" + format_duration(now() + delay) +
+                          ", before its current time t=" + format_duration(now()) + " (negative delay)");
+  throw SimulationError(lp_name(id_) + " at t=" + format_duration(now()) + " scheduled an event " +
+                        format_duration(delay) + " later, past the end of simulated time (2^63-1 ps)");
 }
 
 Engine::Engine(const LpGraph& graph, Partition partition, Transport& transport, EngineOptions options)
@@ -98,6 +101,7 @@ void Engine::push_local(const EventKey& key, const EventBody& body) {
   } else {
     heap_.push(entry);
   }
+  stats_.max_queue = std::max<std::uint64_t>(stats_.max_queue, queue_size());
 }
 
 void Engine::dispatch(const QueueEntry& entry) {
@@ -166,7 +170,6 @@ RunStats Engine::run() {
         dispatch(entry);
       }
     }
-    stats_.max_queue = std::max<std::uint64_t>(stats_.max_queue, queue_size());
   }
   running_ = kNoLp;
   for (auto& lp : lps_) lp->finish();
@@ -180,18 +183,22 @@ RunStats Engine::collect(double wall_s, double sync_s, std::uint64_t windows) {
   run.ranks = transport_.size();
   run.windows = windows;
   run.lookahead = lookahead_;
-  double sums[] = {static_cast<double>(stats_.events), static_cast<double>(stats_.remote_sent), wall_s, sync_s};
-  transport_.sum_all(sums);
-  double maxima[] = {wall_s, static_cast<double>(stats_.events), static_cast<double>(now_.picoseconds())};
-  transport_.max_all(maxima);
-  run.events = static_cast<std::uint64_t>(sums[0]);
-  run.remote_events = static_cast<std::uint64_t>(sums[1]);
-  run.wall_s = maxima[0];
-  run.end_time = SimTime::ps(static_cast<std::int64_t>(maxima[2]));
+  std::uint64_t counts[] = {stats_.events, stats_.remote_sent};
+  transport_.sum_integers(counts);
+  std::int64_t latest[] = {static_cast<std::int64_t>(stats_.events), now_.picoseconds()};
+  transport_.max_integers(latest);
+  double seconds[] = {wall_s, sync_s};
+  transport_.sum_all(seconds);
+  double slowest[] = {wall_s};
+  transport_.max_all(slowest);
+  run.events = counts[0];
+  run.remote_events = counts[1];
+  run.wall_s = slowest[0];
+  run.end_time = SimTime::ps(latest[1]);
   run.events_per_s = run.wall_s > 0 ? static_cast<double>(run.events) / run.wall_s : 0;
-  run.sync_fraction = sums[2] > 0 ? sums[3] / sums[2] : 0;
-  const double mean = sums[0] / run.ranks;
-  run.imbalance = mean > 0 ? maxima[1] / mean : 1;
+  run.sync_fraction = seconds[0] > 0 ? seconds[1] / seconds[0] : 0;
+  const double mean = static_cast<double>(run.events) / run.ranks;
+  run.imbalance = mean > 0 ? static_cast<double>(latest[0]) / mean : 1;
   const auto gathered = transport_.gather(std::as_bytes(std::span(&stats_, 1)));
   run.per_rank.resize(gathered.size() / sizeof(RankStats));
   if (!gathered.empty()) std::memcpy(run.per_rank.data(), gathered.data(), gathered.size());

@@ -22,6 +22,8 @@ class LocalTransport final : public Transport {
   std::vector<std::byte> gather(std::span<const std::byte> mine) override { return {mine.begin(), mine.end()}; }
   void max_all(std::span<double>) override {}
   void sum_all(std::span<double>) override {}
+  void max_integers(std::span<std::int64_t>) override {}
+  void sum_integers(std::span<std::uint64_t>) override {}
 };
 
 }  // namespace

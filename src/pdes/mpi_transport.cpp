@@ -110,6 +110,14 @@ class MpiTransport final : public Transport {
     check(MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_DOUBLE, MPI_SUM, comm_),
           "MPI_Allreduce");
   }
+  void max_integers(std::span<std::int64_t> values) override {
+    check(MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_INT64_T, MPI_MAX, comm_),
+          "MPI_Allreduce");
+  }
+  void sum_integers(std::span<std::uint64_t> values) override {
+    check(MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_UINT64_T, MPI_SUM, comm_),
+          "MPI_Allreduce");
+  }
 
  private:
   MPI_Comm comm_ = MPI_COMM_NULL;

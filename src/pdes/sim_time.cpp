@@ -1,6 +1,5 @@
 #include "collsim/pdes/sim_time.hpp"
 
-#include <cstdio>
 
 namespace collsim::pdes {
 
@@ -77,15 +76,22 @@ std::optional<SimTime> parse_duration(std::string_view text, std::string* error)
 std::string format_duration(SimTime t) {
   if (t.is_infinite()) return "inf";
   const std::int64_t ps = t.picoseconds();
-  const std::int64_t magnitude = ps < 0 ? -ps : ps;
+  // |ps| without overflow for the most negative value.
+  const std::uint64_t magnitude = ps < 0 ? 0 - static_cast<std::uint64_t>(ps) : static_cast<std::uint64_t>(ps);
   const Unit* unit = &kUnits[0];
   for (const Unit& u : kUnits)
-    if (magnitude >= u.ps) unit = &u;
-  if (ps % unit->ps == 0) return std::to_string(ps / unit->ps) + std::string(unit->name);
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.6g%s", static_cast<double>(ps) / static_cast<double>(unit->ps),
-                std::string(unit->name).c_str());
-  return buf;
+    if (magnitude >= static_cast<std::uint64_t>(u.ps)) unit = &u;
+  const auto per = static_cast<std::uint64_t>(unit->ps);
+  std::string out = (ps < 0 ? "-" : "") + std::to_string(magnitude / per);
+  // Exact: every picosecond shows, trailing zeros do not.
+  std::uint64_t rest = magnitude % per;
+  if (rest != 0) {
+    std::string digits = std::to_string(rest);
+    digits.insert(0, std::to_string(per).size() - 1 - digits.size(), '0');
+    while (digits.back() == '0') digits.pop_back();
+    out += "." + digits;
+  }
+  return out + std::string(unit->name);
 }
 
 }  // namespace collsim::pdes

@@ -40,7 +40,8 @@ class LogicalProcess {
   RandomStream& random() { return random_; }
 
   // Calls Method on LP `target` at now() + delay. A target on another rank must be at least
-  // the engine's lookahead away; delay < 0 is an error.
+  // the engine's lookahead away; a negative delay, or one past the end of simulated time
+  // (2^63 - 1 ps), is an error.
   template <auto Method, typename Payload>
   void schedule(LpId target, SimTime delay, const Payload& payload, Priority priority = 0) {
     using Traits = detail::MethodTraits<Method>;
@@ -76,11 +77,12 @@ class LogicalProcess {
     return body;
   }
   void post(SimTime delay, Priority priority, const EventBody& body) {
+    // Checked before adding: now() + delay must not overflow the 63 bits of simulated time.
+    if (delay < SimTime::zero() || delay > SimTime::infinity() - now()) report_bad_delay(delay);
     const EventKey key{now() + delay, EventKey::make_origin(priority, id_), next_sequence_++};
-    if (delay < SimTime::zero()) report_past_event(key.time);
     detail::post(*engine_, key, body);
   }
-  [[noreturn]] void report_past_event(SimTime when) const;
+  [[noreturn]] void report_bad_delay(SimTime delay) const;
 
   Engine* engine_ = nullptr;
   const SimTime* clock_ = nullptr;  // the engine's current time

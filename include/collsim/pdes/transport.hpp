@@ -30,8 +30,11 @@ class Transport {
   virtual std::vector<std::byte> gather(std::span<const std::byte> mine) = 0;
 
   // Every rank gets the largest / the sum of the values across ranks, element-wise.
+  // Integer counts and times have their own overloads: a double loses them above 2^53.
   virtual void max_all(std::span<double> values) = 0;
   virtual void sum_all(std::span<double> values) = 0;
+  virtual void max_integers(std::span<std::int64_t> values) = 0;
+  virtual void sum_integers(std::span<std::uint64_t> values) = 0;
 };
 
 // A single rank, no MPI.

@@ -1,0 +1,45 @@
+#pragma once
+// What hosts and switches have in common: ports, and putting packets on wires.
+
+#include <cstdint>
+#include <vector>
+
+#include "collsim/net/fabric_context.hpp"
+#include "collsim/net/output_port.hpp"
+#include "collsim/pdes/logical_process.hpp"
+
+namespace collsim::net {
+
+// Payload of a device's "transmitter free" event.
+struct PortWakeup {
+  std::uint16_t port;
+};
+
+class Device : public pdes::LogicalProcess {
+ public:
+  topo::NodeId node() const { return node_; }
+  const std::vector<OutputPort>& ports() const { return ports_; }
+
+ protected:
+  Device(const FabricContext& ctx, topo::NodeId node);
+
+  // Starts sending `p` on `port` now; the transmitter must be idle. Schedules the packet's
+  // arrival at the other end: when its last bit is there.
+  void put_on_wire(std::uint16_t port, Packet p);
+  // A PFC frame goes out at once, ahead of queued data.
+  void send_pfc(std::uint16_t port, std::uint8_t priority, bool pause);
+  // Schedules this device's wakeup handler for when `port`'s transmitter frees, once.
+  template <auto Wakeup>
+  void wake_when_free(std::uint16_t port) {
+    OutputPort& o = ports_[port];
+    if (o.wakeup_pending) return;
+    o.wakeup_pending = true;
+    schedule<Wakeup>(id(), o.busy_until() - now(), PortWakeup{port});
+  }
+
+  const FabricContext& ctx_;
+  topo::NodeId node_;
+  std::vector<OutputPort> ports_;
+};
+
+}  // namespace collsim::net

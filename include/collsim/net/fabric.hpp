@@ -1,0 +1,82 @@
+#pragma once
+// A network of hosts and switches on the PDES engine: one LP per node of the topology
+// (LP id = node id), placed on ranks by a partitioner that keeps zero-latency links inside a
+// rank. Each rank builds only the devices it owns, and routes only at them.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "collsim/net/fabric_params.hpp"
+#include "collsim/net/host_device.hpp"
+#include "collsim/net/routing_table.hpp"
+#include "collsim/net/switch_device.hpp"
+#include "collsim/pdes/engine.hpp"
+#include "collsim/topo/topology.hpp"
+
+namespace collsim::net {
+
+struct FabricOptions {
+  pdes::PartitionMethod partition = pdes::PartitionMethod::Metis;
+  pdes::SimTime end_time = pdes::SimTime::infinity();
+  pdes::QueueKind queue = pdes::QueueKind::QuaternaryHeap;
+};
+
+// Totals over every device of every rank.
+struct FabricTotals {
+  std::uint64_t flows_started = 0;
+  std::uint64_t flows_delivered = 0;
+  std::uint64_t flows_acked = 0;
+  std::uint64_t bytes_delivered = 0;
+  std::uint64_t data_packets = 0;
+  std::uint64_t retransmits = 0;
+  std::uint64_t timeouts = 0;
+  std::uint64_t acks = 0;
+  std::uint64_t nacks = 0;
+  std::uint64_t cnps = 0;
+  std::uint64_t packets_forwarded = 0;  // switch hops
+  std::uint64_t drops = 0;
+  std::uint64_t drops_despite_pfc = 0;
+  std::uint64_t ecn_marks = 0;
+  std::uint64_t pfc_pauses = 0;
+  std::uint64_t max_switch_buffer_bytes = 0;
+};
+
+using HostAppFactory = std::function<std::unique_ptr<HostApp>(HostIndex)>;
+
+class Fabric {
+ public:
+  // Collective: every rank calls it with the same arguments.
+  Fabric(const topo::Topology& topology, const FabricParams& params, pdes::Transport& transport,
+         const FabricOptions& options, const HostAppFactory& make_app);
+  ~Fabric();
+
+  pdes::RunStats run();
+  // After run(): totals over all ranks (collective).
+  FabricTotals totals();
+  // After run(): wire bytes sent on each direction of each link, on rank 0 (collective).
+  // Index 2 * link + 0 for the direction a -> b, + 1 for b -> a.
+  std::vector<std::uint64_t> link_bytes();
+
+  pdes::Engine& engine() { return *engine_; }
+  const topo::Topology& topology() const { return topology_; }
+  // The devices this rank owns.
+  const std::vector<Host*>& local_hosts() const { return hosts_; }
+  const std::vector<Switch*>& local_switches() const { return switches_; }
+
+ private:
+  const topo::Topology& topology_;
+  FabricParams params_;
+  pdes::Transport& transport_;
+  std::unique_ptr<RoutingTable> routing_;
+  std::unique_ptr<FabricContext> context_;
+  std::unique_ptr<pdes::Engine> engine_;
+  std::vector<Host*> hosts_;
+  std::vector<Switch*> switches_;
+};
+
+// The LP graph of a topology: one LP per node, one edge per link with its latency.
+pdes::LpGraph lp_graph_of(const topo::Topology& topology);
+
+}  // namespace collsim::net

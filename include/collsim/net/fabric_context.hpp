@@ -1,0 +1,23 @@
+#pragma once
+// What every device of one rank shares: the network, the parameters, the next-hop table.
+
+#include "collsim/net/fabric_params.hpp"
+#include "collsim/net/routing_table.hpp"
+#include "collsim/topo/topology.hpp"
+
+namespace collsim::net {
+
+struct FabricContext {
+  const topo::Topology& topology;
+  const FabricParams& params;
+  const RoutingTable& routing;
+};
+
+// A well-mixed hash of a few values: ECMP port choice, spraying, ECN sampling.
+constexpr std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  h *= 0xbf58476d1ce4e5b9ull;
+  return h ^ (h >> 31);
+}
+
+}  // namespace collsim::net

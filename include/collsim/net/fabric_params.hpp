@@ -1,0 +1,76 @@
+#pragma once
+// Every parameter of the fabric model in one table: name, unit, default and help serve
+// parsing (--set name=value, a params file), validation, --help and the dump of the
+// configuration a run used.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "collsim/pdes/sim_time.hpp"
+
+namespace collsim::net {
+
+enum class RoutingMode : std::uint8_t { Ecmp, Spray, Adaptive, DimensionOrder, Minimal, Valiant, Ugal };
+enum class CongestionControlKind : std::uint8_t { None, Dcqcn, Swift };
+
+struct FabricParams {
+  // packets
+  std::uint32_t mtu_bytes = 4096;    // payload per packet
+  std::uint32_t header_bytes = 64;   // per packet on the wire
+  std::uint32_t ack_bytes = 64;      // wire size of ACK/NACK/CNP/pause frames
+  // switches
+  bool lossless = true;                   // PFC (true) or tail drop (false)
+  std::uint64_t pfc_xoff_bytes = 256 << 10;  // per ingress port and class: pause above
+  std::uint64_t pfc_xon_bytes = 128 << 10;   // resume below
+  bool ecn = true;
+  std::uint64_t ecn_kmin_bytes = 100 << 10;
+  std::uint64_t ecn_kmax_bytes = 400 << 10;
+  double ecn_pmax = 0.2;
+  std::uint32_t priorities = 2;           // strict-priority classes per port (0 highest)
+  RoutingMode routing = RoutingMode::Ecmp;
+  // transport
+  CongestionControlKind cc = CongestionControlKind::None;
+  std::uint64_t window_bytes = 0;          // max unacknowledged bytes per flow; 0 = unlimited
+  pdes::SimTime rto = pdes::SimTime::us(100);  // retransmission timeout (lossy mode)
+  std::uint32_t ack_every = 1;             // ACK every n-th data packet (and the last)
+  // DCQCN (Zhu et al. 2015, defaults as in the ns-3 RDMA models)
+  pdes::SimTime dcqcn_cnp_interval = pdes::SimTime::us(50);
+  pdes::SimTime dcqcn_alpha_interval = pdes::SimTime::us(55);
+  pdes::SimTime dcqcn_rate_increase_interval = pdes::SimTime::us(55);
+  double dcqcn_g = 1.0 / 256;
+  std::uint64_t dcqcn_byte_counter = 10ull << 20;
+  std::uint32_t dcqcn_fast_recovery_steps = 5;
+  double dcqcn_additive_gbps = 5;           // R_AI
+  double dcqcn_hyper_gbps = 50;             // R_HAI
+  double dcqcn_min_rate_gbps = 0.1;
+  // Swift-like delay-based window (Kumar et al. 2020, simplified)
+  pdes::SimTime swift_target_delay = pdes::SimTime::us(25);
+  double swift_additive_packets = 1.0;      // window growth per RTT below target
+  double swift_beta = 0.8;                  // multiplicative decrease gain
+  double swift_max_decrease = 0.5;          // at most halve per RTT
+  std::uint64_t seed = 1;
+};
+
+struct ParamInfo {
+  std::string name;
+  std::string unit;       // "bytes", "time", "count", "ratio", "bool", "enum:a|b|c"
+  std::string help;
+};
+
+// The table of all parameters, in display order.
+const std::vector<ParamInfo>& fabric_param_table();
+
+// Sets one parameter from text ("mtu_bytes", "4KiB"); throws std::invalid_argument naming
+// the parameter and what it expects.
+void set_fabric_param(FabricParams& params, const std::string& name, const std::string& value);
+// Current values as text, for --help and the configuration dump.
+std::map<std::string, std::string> fabric_param_values(const FabricParams& params);
+// Throws std::invalid_argument if values contradict each other (xon > xoff, kmin > kmax, ...).
+void validate(const FabricParams& params);
+
+std::string_view to_string(RoutingMode mode);
+std::string_view to_string(CongestionControlKind kind);
+
+}  // namespace collsim::net

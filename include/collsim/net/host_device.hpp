@@ -1,0 +1,166 @@
+#pragma once
+// A host (a GPU or server) with its NIC port(s) and the transport above them: messages
+// ("flows") become MTU packets; the receiver acknowledges them (cumulative ACKs, echoing
+// send times and ECN marks, CNPs for DCQCN, NACKs in lossy mode); the sender obeys its
+// congestion control and retransmits after a timeout or a NACK (go-back-N). On each port,
+// control packets go first, then active flows take turns packet by packet.
+//
+// What runs above the transport (the flow driver, later the GOAL executor) is a HostApp in
+// the same LP: it starts flows, sets timers, and hears when flows are delivered and acked.
+
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "collsim/net/congestion_control.hpp"
+#include "collsim/net/device.hpp"
+
+namespace collsim::net {
+
+class Host;
+
+struct FlowEnd {
+  HostIndex src = 0;
+  HostIndex dst = 0;
+  FlowId flow = 0;        // the sender's number for it (0, 1, ... per sender)
+  std::uint64_t bytes = 0;
+  pdes::SimTime start;    // sender: start_flow(); receiver: first packet's arrival
+  pdes::SimTime end;      // receiver: last byte arrived; sender: last byte acknowledged
+  std::uint64_t retransmits = 0;  // sender only
+};
+
+class HostApp {
+ public:
+  virtual ~HostApp() = default;
+  virtual void start(Host&) {}
+  virtual void on_timer(Host&, std::uint64_t /*cookie*/) {}
+  virtual void on_delivered(Host&, const FlowEnd&) {}  // at the receiver
+  virtual void on_acked(Host&, const FlowEnd&) {}      // at the sender
+};
+
+struct HostStats {
+  std::uint64_t flows_started = 0;
+  std::uint64_t flows_acked = 0;
+  std::uint64_t flows_delivered = 0;
+  std::uint64_t bytes_delivered = 0;  // payload of complete flows received
+  std::uint64_t data_packets = 0;     // sent, retransmissions included
+  std::uint64_t retransmits = 0;      // data packets sent more than once
+  std::uint64_t timeouts = 0;
+  std::uint64_t acks = 0;
+  std::uint64_t nacks = 0;
+  std::uint64_t cnps = 0;
+  std::uint64_t ecn_marked_received = 0;
+};
+
+// Payloads of the host's events.
+struct FlowTimer {
+  std::uint32_t flow;
+  std::uint32_t generation;
+  std::uint8_t kind;  // 0: retransmission timeout, 1: congestion control
+};
+struct AppTimer {
+  std::uint64_t cookie;
+};
+
+namespace detail {
+
+// A flow at its sender.
+struct Sender {
+  FlowId id = 0;
+  HostIndex dst = 0;
+  std::uint64_t bytes = 0;
+  std::uint32_t packets = 0;
+  std::uint32_t next_seq = 0;      // next packet to send
+  std::uint32_t acked = 0;         // every packet below this was acknowledged
+  std::uint32_t highest_sent = 0;  // packets below this were sent at least once
+  std::uint16_t port = 0;
+  std::uint8_t priority = 0;
+  bool active = false;             // in its port's turn list
+  bool done = false;
+  std::uint32_t entropy = 0;
+  pdes::SimTime start;
+  pdes::SimTime next_send;         // pacing
+  pdes::SimTime last_progress;     // last time `acked` advanced (or the flow started)
+  std::uint32_t rto_generation = 0;
+  bool rto_pending = false;
+  std::uint32_t cc_generation = 0;
+  pdes::SimTime cc_timer_at = pdes::SimTime::infinity();
+  std::uint64_t retransmits = 0;
+  std::unique_ptr<CongestionControl> cc;
+};
+
+// A flow at its receiver.
+struct Receiver {
+  std::vector<std::uint64_t> got;  // bitmap of packets received
+  std::uint32_t expected = 0;      // first packet not yet received
+  std::uint32_t total = 0;         // packets in the flow, known once the last one arrived
+  std::uint32_t count = 0;         // distinct packets received
+  std::uint32_t since_ack = 0;
+  std::uint32_t nacked = 0xFFFFFFFFu;  // `expected` at the last NACK
+  std::uint64_t bytes = 0;
+  pdes::SimTime first;
+  pdes::SimTime last_cnp = pdes::SimTime::ps(-1);
+  bool delivered = false;
+};
+
+}  // namespace detail
+
+class Host final : public Device {
+ public:
+  Host(const FabricContext& ctx, topo::NodeId node, std::unique_ptr<HostApp> app);
+  ~Host() override;
+
+  // For the application.
+  HostIndex index() const { return index_; }
+  pdes::SimTime time() const { return now(); }
+  FlowId start_flow(HostIndex dst, std::uint64_t bytes, std::uint8_t priority = 0);
+  void set_timer(pdes::SimTime delay, std::uint64_t cookie);
+  HostApp& app() { return *app_; }
+
+  const HostStats& stats() const { return stats_; }
+  // Flows whose data is not all acknowledged.
+  std::uint64_t open_flows() const { return stats_.flows_started - stats_.flows_acked; }
+
+  void start() override;
+  void on_packet(const Packet& p);
+  void on_port_free(const PortWakeup& w);
+  void on_flow_timer(const FlowTimer& t);
+  void on_app_timer(const AppTimer& t);
+
+  using Handlers =
+      pdes::Handlers<&Host::on_packet, &Host::on_port_free, &Host::on_flow_timer, &Host::on_app_timer>;
+
+ private:
+  using Sender = detail::Sender;
+  using Receiver = detail::Receiver;
+  struct NicQueues {
+    RingQueue<Packet> control;
+    std::vector<std::uint32_t> active;  // flows with packets to send, in turn order
+    std::size_t turn = 0;
+    pdes::SimTime wakeup_at = pdes::SimTime::infinity();
+  };
+
+  std::uint16_t port_toward(HostIndex dst, std::uint64_t salt) const;
+  void activate(std::uint32_t flow);
+  void try_transmit(std::uint16_t port);
+  void send_data(Sender& f);
+  void send_control(HostIndex to, Packet p);
+  void receive_data(const Packet& p);
+  void receive_ack(const Packet& p);
+  void receive_nack(const Packet& p);
+  void receive_cnp(const Packet& p);
+  void arm_rto(std::uint32_t flow);
+  void arm_cc_timer(std::uint32_t flow);
+  void wake_at(std::uint16_t port, pdes::SimTime when);
+  std::uint64_t in_flight_bytes(const Sender& f) const;
+
+  HostIndex index_;
+  std::unique_ptr<HostApp> app_;
+  std::vector<NicQueues> nic_;
+  std::vector<Sender> senders_;
+  std::unordered_map<std::uint64_t, Receiver> receivers_;
+  HostStats stats_;
+};
+
+}  // namespace collsim::net

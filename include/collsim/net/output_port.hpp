@@ -1,0 +1,103 @@
+#pragma once
+// One direction of a link, at the device that sends on it: a FIFO per traffic class served
+// in strict priority (class 0 first), the transmitter (busy until the current packet's
+// last bit is on the wire), and the PFC pause state of each class set by the device at the
+// other end.
+
+#include <array>
+#include <cstdint>
+
+#include "collsim/common/units.hpp"
+#include "collsim/net/packet.hpp"
+#include "collsim/net/ring_queue.hpp"
+#include "collsim/pdes/event.hpp"
+#include "collsim/pdes/sim_time.hpp"
+
+namespace collsim::net {
+
+inline constexpr std::size_t kMaxClasses = 8;
+
+struct PortStats {
+  std::uint64_t packets = 0;
+  std::uint64_t bytes = 0;          // wire bytes sent
+  std::uint64_t drops = 0;          // packets refused at this port's queue
+  std::uint64_t ecn_marks = 0;
+  std::uint64_t pauses_sent = 0;    // PFC pause frames sent upstream from this port's ingress
+  std::uint64_t pauses_received = 0;
+  std::uint64_t max_queue_bytes = 0;
+  pdes::SimTime busy;               // time spent transmitting
+};
+
+class OutputPort {
+ public:
+  // Where the wire goes.
+  struct Wire {
+    pdes::LpId peer = pdes::kNoLp;
+    std::uint16_t peer_port = 0;    // the peer's port this link arrives on
+    bool peer_is_host = false;
+    Bandwidth bandwidth;
+    pdes::SimTime latency;          // propagation, plus the peer's switching latency
+  };
+
+  void connect(const Wire& wire) { wire_ = wire; }
+  const Wire& wire() const { return wire_; }
+
+  bool idle(pdes::SimTime now) const { return busy_until_ <= now; }
+  pdes::SimTime busy_until() const { return busy_until_; }
+  // Occupies the transmitter for `wire_bytes` from `now`; returns when the last bit leaves.
+  pdes::SimTime transmit(pdes::SimTime now, std::uint32_t wire_bytes) {
+    const pdes::SimTime duration = pdes::SimTime::ps(wire_.bandwidth.serialization_ps(wire_bytes));
+    busy_until_ = now + duration;
+    stats_.busy += duration;
+    ++stats_.packets;
+    stats_.bytes += wire_bytes;
+    return busy_until_;
+  }
+
+  void enqueue(const Packet& p) {
+    queues_[p.priority].push_back(p);
+    class_bytes_[p.priority] += p.wire_bytes;
+    queued_bytes_ += p.wire_bytes;
+    if (queued_bytes_ > stats_.max_queue_bytes) stats_.max_queue_bytes = queued_bytes_;
+  }
+  // The first packet of the highest class that is not paused, removed; false if none.
+  bool dequeue(Packet& out) {
+    for (std::size_t c = 0; c < kMaxClasses; ++c) {
+      if (queues_[c].empty() || paused_[c]) continue;
+      out = queues_[c].front();
+      queues_[c].pop_front();
+      class_bytes_[c] -= out.wire_bytes;
+      queued_bytes_ -= out.wire_bytes;
+      return true;
+    }
+    return false;
+  }
+  bool has_sendable() const {
+    for (std::size_t c = 0; c < kMaxClasses; ++c)
+      if (!queues_[c].empty() && !paused_[c]) return true;
+    return false;
+  }
+  std::uint64_t queued_bytes() const { return queued_bytes_; }
+  std::uint64_t class_bytes(std::uint8_t c) const { return class_bytes_[c]; }
+  const RingQueue<Packet>& queue(std::uint8_t c) const { return queues_[c]; }
+
+  void set_paused(std::uint8_t c, bool paused) { paused_[c] = paused; }
+  bool paused(std::uint8_t c) const { return paused_[c]; }
+
+  // Whether a "transmitter free" event is already scheduled for this port.
+  bool wakeup_pending = false;
+
+  PortStats& stats() { return stats_; }
+  const PortStats& stats() const { return stats_; }
+
+ private:
+  Wire wire_;
+  pdes::SimTime busy_until_;
+  std::array<RingQueue<Packet>, kMaxClasses> queues_;
+  std::array<std::uint64_t, kMaxClasses> class_bytes_{};
+  std::uint64_t queued_bytes_ = 0;
+  std::array<bool, kMaxClasses> paused_{};
+  PortStats stats_;
+};
+
+}  // namespace collsim::net

@@ -1,0 +1,49 @@
+#pragma once
+// A packet on the wire: a plain 48-byte value, carried inline in events so that it crosses
+// ranks by copying. Data and control packets share the layout.
+
+#include <cstdint>
+
+#include "collsim/pdes/event.hpp"
+#include "collsim/pdes/sim_time.hpp"
+
+namespace collsim::net {
+
+using HostIndex = std::uint32_t;
+using FlowId = std::uint32_t;
+
+enum class PacketKind : std::uint8_t {
+  Data,   // `seq`: packet number in the flow; `bytes`: payload carried
+  Ack,    // `seq`: cumulative, every packet below it arrived
+  Nack,   // `seq`: the first missing packet (go-back-N from there)
+  Cnp,    // congestion notification (DCQCN), receiver to sender
+  Pause,  // PFC pause/resume of `priority` toward the upstream port; `seq` 1 = pause, 0 = resume
+};
+
+namespace packet_flag {
+inline constexpr std::uint8_t kEcnCapable = 1;  // the sender's transport reacts to marks
+inline constexpr std::uint8_t kEcnMarked = 2;   // congestion experienced (CE)
+inline constexpr std::uint8_t kEcnEcho = 4;     // on an ACK: the data packet it acknowledges was marked
+inline constexpr std::uint8_t kLast = 8;        // last packet of its flow
+}  // namespace packet_flag
+
+struct Packet {
+  FlowId flow = 0;
+  HostIndex src = 0;
+  HostIndex dst = 0;
+  std::uint32_t seq = 0;
+  std::uint32_t bytes = 0;       // payload
+  std::uint32_t wire_bytes = 0;  // payload + headers: what occupies links and buffers
+  PacketKind kind = PacketKind::Data;
+  std::uint8_t flags = 0;
+  std::uint8_t priority = 0;     // traffic class, 0 = highest
+  std::uint8_t hops = 0;
+  std::uint32_t entropy = 0;     // hashed by ECMP; per flow, or per packet when spraying
+  std::uint32_t via = 0;         // Valiant/UGAL: intermediate router + 1, 0 = none
+  std::uint16_t in_port = 0;     // set by the sending port: the receiver's port it arrives on
+  pdes::SimTime sent;            // when its sender put it on the wire (echoed by ACKs)
+};
+static_assert(sizeof(Packet) == 48);
+static_assert(sizeof(Packet) <= pdes::kMaxPayloadBytes);
+
+}  // namespace collsim::net

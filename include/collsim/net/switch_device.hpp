@@ -1,0 +1,52 @@
+#pragma once
+// A packet switch: output-queued, store-and-forward, with a shared (or per-port) buffer,
+// strict-priority classes, ECN marking at enqueue (Kmin/Kmax/Pmax), and either PFC toward
+// the upstream port of each ingress (lossless) or tail drop (lossy). Its forwarding latency
+// is added to the latency of the links that lead into it.
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "collsim/net/device.hpp"
+
+namespace collsim::net {
+
+struct SwitchStats {
+  std::uint64_t packets = 0;            // forwarded
+  std::uint64_t drops = 0;
+  std::uint64_t drops_despite_pfc = 0;  // lossless mode ran out of buffer: PFC thresholds too high
+  std::uint64_t ecn_marks = 0;
+  std::uint64_t pauses_sent = 0;
+  std::uint64_t max_buffered_bytes = 0;
+};
+
+class Switch final : public Device {
+ public:
+  Switch(const FabricContext& ctx, topo::NodeId node);
+
+  void on_packet(const Packet& p);
+  void on_port_free(const PortWakeup& w);
+
+  const SwitchStats& stats() const { return stats_; }
+  std::uint64_t buffered_bytes() const { return buffered_; }
+  // Ingress port and class whose upstream is paused by this switch.
+  bool pausing(std::uint16_t port, std::uint8_t priority) const { return upstream_paused_[port][priority]; }
+
+  using Handlers = pdes::Handlers<&Switch::on_packet, &Switch::on_port_free>;
+
+ private:
+  std::uint16_t choose_port(const Packet& p);
+  bool admit(const OutputPort& out, std::uint32_t wire_bytes) const;
+  bool ecn_mark(const OutputPort& out, std::uint8_t priority);
+  void try_transmit(std::uint16_t port);
+
+  const topo::SwitchParams& params_;
+  std::uint64_t buffered_ = 0;
+  std::uint64_t per_port_buffer_ = 0;
+  std::vector<std::array<std::uint64_t, kMaxClasses>> ingress_bytes_;  // per ingress port and class
+  std::vector<std::array<bool, kMaxClasses>> upstream_paused_;
+  SwitchStats stats_;
+};
+
+}  // namespace collsim::net

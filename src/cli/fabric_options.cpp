@@ -1,0 +1,99 @@
+#include "fabric_options.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <iostream>
+
+#include "collsim/common/input_error.hpp"
+#include "duration_option.hpp"
+
+namespace collsim::cli {
+
+void FabricCliOptions::add_to(CLI::App& cmd) {
+  cmd.add_option("--params", params_file, "YAML file of fabric parameters (name: value); see --help-params")
+      ->check(CLI::ExistingFile);
+  cmd.add_option("--set", set, "Set one fabric parameter, e.g. --set mtu_bytes=1KiB (repeatable)");
+  cmd.add_option("--cc", cc, "Congestion control: none, dcqcn, swift");
+  cmd.add_option("--routing", routing, "Routing: ecmp, spray, adaptive, dimension-order, minimal, valiant, ugal");
+  cmd.add_flag("--lossy", lossy, "Tail drop and retransmission instead of PFC");
+  cmd.add_option("--partition", partition, "Placement of devices over MPI ranks: metis, block, round-robin, random")
+      ->capture_default_str();
+  cmd.add_option("--queue", queue, "Event queue: heap or calendar")->capture_default_str();
+  cmd.add_option("--end", end, "Stop at this simulated time (default: when everything is done)");
+  cmd.add_option("--seed", seed, "Seed of the fabric's random streams")->capture_default_str();
+  cmd.add_flag_callback(
+      "--help-params",
+      [] {
+        std::string text = "Fabric parameters (--set name=value, or a --params YAML file of name: value):\n";
+        const auto defaults = net::fabric_param_values(net::FabricParams{});
+        for (const auto& p : net::fabric_param_table())
+          text += "  " + p.name + " = " + defaults.at(p.name) + "  [" + p.unit + "] " + p.help + "\n";
+        std::cout << text;
+        throw CLI::Success();
+      },
+      "List every fabric parameter with its unit, default and meaning");
+}
+
+namespace {
+void apply(net::FabricParams& p, const std::string& name, const std::string& value, const std::string& where) {
+  try {
+    net::set_fabric_param(p, name, value);
+  } catch (const std::invalid_argument& e) {
+    throw CLI::ValidationError(where, e.what());
+  }
+}
+}  // namespace
+
+net::FabricParams FabricCliOptions::params() const {
+  net::FabricParams p;
+  p.seed = seed;
+  if (!params_file.empty()) {
+    YAML::Node root;
+    try {
+      root = YAML::LoadFile(params_file);
+    } catch (const YAML::Exception& e) {
+      throw InputError::at_text(params_file, e.mark.line + 1, e.mark.column + 1, e.msg);
+    }
+    if (!root.IsMap()) throw InputError::in_file(params_file, "expected a mapping of parameter: value");
+    for (const auto& kv : root) {
+      const std::string name = kv.first.as<std::string>();
+      try {
+        net::set_fabric_param(p, name, kv.second.as<std::string>());
+      } catch (const std::exception& e) {
+        throw InputError::at_text(params_file, kv.first.Mark().line + 1, kv.first.Mark().column + 1, e.what());
+      }
+    }
+  }
+  if (!cc.empty()) apply(p, "cc", cc, "--cc");
+  if (!routing.empty()) apply(p, "routing", routing, "--routing");
+  if (lossy) p.lossless = false;
+  for (const std::string& s : set) {
+    const auto eq = s.find('=');
+    if (eq == std::string::npos) throw CLI::ValidationError("--set", "expected name=value, found '" + s + "'");
+    apply(p, s.substr(0, eq), s.substr(eq + 1), "--set");
+  }
+  try {
+    net::validate(p);
+  } catch (const std::invalid_argument& e) {
+    throw CLI::ValidationError("fabric parameters", e.what());
+  }
+  return p;
+}
+
+net::FabricOptions FabricCliOptions::options() const {
+  net::FabricOptions o;
+  const auto method = pdes::partition_method_from_name(partition);
+  if (!method) throw CLI::ValidationError("--partition", "unknown method '" + partition + "'");
+  o.partition = *method;
+  if (queue == "heap") {
+    o.queue = pdes::QueueKind::QuaternaryHeap;
+  } else if (queue == "calendar") {
+    o.queue = pdes::QueueKind::Calendar;
+  } else {
+    throw CLI::ValidationError("--queue", "unknown queue '" + queue + "' (heap, calendar)");
+  }
+  if (!end.empty()) o.end_time = parse_duration_option("--end", end);
+  return o;
+}
+
+}  // namespace collsim::cli

@@ -1,0 +1,31 @@
+#pragma once
+// Options every fabric-simulating command shares: parameters from a file and --set, and the
+// kernel's partitioning and queue.
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+#include "collsim/net/fabric.hpp"
+#include "collsim/net/fabric_params.hpp"
+
+namespace collsim::cli {
+
+struct FabricCliOptions {
+  std::string params_file;
+  std::vector<std::string> set;  // name=value
+  std::string cc;
+  std::string routing;
+  bool lossy = false;
+  std::string partition = "metis";
+  std::string queue = "heap";
+  std::string end;
+  std::uint64_t seed = 1;
+
+  void add_to(CLI::App& cmd);
+  // The parameters (defaults, then the file, then the flags, then --set) and run options.
+  net::FabricParams params() const;
+  net::FabricOptions options() const;
+};
+
+}  // namespace collsim::cli

@@ -1,0 +1,169 @@
+#include "flows_command.hpp"
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "collsim/common/input_error.hpp"
+#include "collsim/net/flow_driver.hpp"
+#include "collsim/topo/loader.hpp"
+#include "fabric_options.hpp"
+#include "parallel_context.hpp"
+
+namespace collsim::cli {
+
+namespace {
+
+struct FlowsOptions {
+  std::string topology;
+  std::string flows_file;
+  std::string pattern;
+  std::string bytes = "2MiB";
+  std::uint32_t fan_in = 16;
+  std::string fct_file;
+  bool json = false;
+  FabricCliOptions fabric;
+};
+
+// Nearest-rank percentile of sorted values.
+std::int64_t percentile(const std::vector<std::int64_t>& sorted, double q) {
+  if (sorted.empty()) return 0;
+  const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(sorted.size())));
+  return sorted[std::min(sorted.size(), std::max<std::size_t>(rank, 1)) - 1];
+}
+
+void report(const FlowsOptions& o, const topo::Topology& t, const net::FabricParams& params, const net::FlowRun& run) {
+  std::vector<std::int64_t> fcts;
+  std::int64_t makespan = 0;
+  std::size_t incomplete = 0;
+  for (const auto& f : run.flows) {
+    if (f.delivered.is_infinite()) {
+      ++incomplete;
+      continue;
+    }
+    fcts.push_back(f.fct().picoseconds());
+    makespan = std::max(makespan, f.delivered.picoseconds());
+  }
+  std::sort(fcts.begin(), fcts.end());
+  double mean = 0;
+  for (auto v : fcts) mean += static_cast<double>(v);
+  mean = fcts.empty() ? 0 : mean / static_cast<double>(fcts.size());
+  const auto& s = run.stats;
+  const auto& tot = run.totals;
+  if (!o.fct_file.empty()) {
+    std::ofstream out(o.fct_file);
+    out << "src,dst,bytes,start_ps,fct_ps,acked_ps,retransmits\n";
+    for (const auto& f : run.flows)
+      out << f.spec.src << ',' << f.spec.dst << ',' << f.spec.bytes << ',' << f.spec.start.picoseconds() << ','
+          << (f.delivered.is_infinite() ? -1 : f.fct().picoseconds()) << ','
+          << (f.acked.is_infinite() ? -1 : f.acked.picoseconds()) << ',' << f.retransmits << '\n';
+    if (!out) throw InputError::in_file(o.fct_file, "cannot write");
+  }
+  if (o.json) {
+    const nlohmann::json j = {
+        {"topology", t.name()},
+        {"hosts", t.num_hosts()},
+        {"flows", run.flows.size()},
+        {"flows_completed", run.flows.size() - incomplete},
+        {"makespan_ps", makespan},
+        {"fct_p50_ps", percentile(fcts, 0.50)},
+        {"fct_p99_ps", percentile(fcts, 0.99)},
+        {"fct_max_ps", fcts.empty() ? 0 : fcts.back()},
+        {"fct_mean_ps", mean},
+        {"bytes_delivered", tot.bytes_delivered},
+        {"drops", tot.drops},
+        {"drops_despite_pfc", tot.drops_despite_pfc},
+        {"retransmits", tot.retransmits},
+        {"timeouts", tot.timeouts},
+        {"ecn_marks", tot.ecn_marks},
+        {"cnps", tot.cnps},
+        {"pfc_pauses", tot.pfc_pauses},
+        {"packet_hops", tot.packets_forwarded},
+        {"data_packets", tot.data_packets},
+        {"max_switch_buffer_bytes", tot.max_switch_buffer_bytes},
+        {"events", s.events},
+        {"wall_s", s.wall_s},
+        {"events_per_s", s.events_per_s},
+        {"ranks", s.ranks},
+        {"windows", s.windows},
+        {"sync_fraction", s.sync_fraction},
+        {"params", net::fabric_param_values(params)},
+    };
+    std::cout << j.dump(2) << std::endl;
+  } else {
+    auto us = [](double ps) { return ps / 1e6; };
+    std::cout << std::fixed << std::setprecision(3);
+    std::cout << "flows         " << run.flows.size() << " on " << t.name() << " (" << t.num_hosts() << " hosts), cc "
+              << net::to_string(params.cc) << ", routing " << net::to_string(params.routing) << ", "
+              << (params.lossless ? "lossless (PFC)" : "lossy") << "\n"
+              << "completed     " << run.flows.size() - incomplete << " of " << run.flows.size() << ", makespan "
+              << us(static_cast<double>(makespan)) << " us\n"
+              << "FCT           p50 " << us(static_cast<double>(percentile(fcts, 0.5))) << " us, p99 "
+              << us(static_cast<double>(percentile(fcts, 0.99))) << " us, max "
+              << us(fcts.empty() ? 0.0 : static_cast<double>(fcts.back())) << " us, mean " << us(mean) << " us\n"
+              << "delivered     " << tot.bytes_delivered << " bytes; drops " << tot.drops << ", retransmits "
+              << tot.retransmits << ", ECN marks " << tot.ecn_marks << ", PFC pauses " << tot.pfc_pauses << "\n"
+              << "simulation    " << s.events << " events in " << s.wall_s << " s (" << s.events_per_s / 1e6
+              << " M events/s, " << static_cast<double>(tot.packets_forwarded) / std::max(s.wall_s, 1e-9) / 1e6
+              << " M packet-hops/s), " << s.ranks << " rank(s), " << s.windows << " windows, sync "
+              << 100 * s.sync_fraction << " %" << std::endl;
+  }
+  if (incomplete > 0) {
+    std::string which;
+    std::size_t shown = 0;
+    for (const auto& f : run.flows)
+      if (f.delivered.is_infinite() && shown++ < 5)
+        which += " " + std::to_string(f.spec.src) + "->" + std::to_string(f.spec.dst);
+    throw std::runtime_error(std::to_string(incomplete) + " flow(s) never completed (e.g." + which + ")" +
+                             (tot.drops_despite_pfc > 0 ? ": switches ran out of buffer despite PFC" : "") +
+                             (o.fabric.end.empty() ? "" : "; --end may have cut them short"));
+  }
+}
+
+void run_flows_command(const FlowsOptions& o) {
+  if (o.flows_file.empty() == o.pattern.empty())
+    throw CLI::ValidationError("--flows/--pattern", "give exactly one of --flows FILE and --pattern NAME");
+  const net::FabricParams params = o.fabric.params();
+  const net::FabricOptions options = o.fabric.options();
+  std::optional<net::FlowPattern> pattern;
+  if (!o.pattern.empty()) {
+    pattern = net::flow_pattern_from_name(o.pattern);
+    if (!pattern) throw CLI::ValidationError("--pattern", "unknown pattern '" + o.pattern + "' (permutation, incast, alltoall, random)");
+  }
+  std::string error;
+  const auto bytes = parse_byte_size(o.bytes, &error);
+  if (!bytes) throw CLI::ValidationError("--bytes", error);
+
+  ParallelContext parallel;
+  const int rc = parallel.guarded([&] {
+    const topo::Topology t = topo::load_topology(o.topology);
+    const std::vector<net::FlowSpec> flows =
+        pattern ? net::make_flow_pattern(*pattern, t.num_hosts(), *bytes, params.seed, std::min(o.fan_in, t.num_hosts() - 1))
+                : net::read_flow_csv(o.flows_file, t.num_hosts());
+    const net::FlowRun run = net::run_flows(t, params, parallel.transport(), options, flows);
+    if (parallel.is_root()) report(o, t, params, run);
+  });
+  if (rc != 0) throw CLI::RuntimeError(rc);
+}
+
+}  // namespace
+
+void add_flows_command(CLI::App& app) {
+  auto o = std::make_shared<FlowsOptions>();
+  CLI::App* cmd = app.add_subcommand("flows", "Simulate flows on a fabric alone: FCTs, drops, ECN, PFC");
+  cmd->add_option("--topology", o->topology, "Topology file (topologies/*.yaml)")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--flows", o->flows_file, "CSV of flows: src,dst,bytes,start")->check(CLI::ExistingFile);
+  cmd->add_option("--pattern", o->pattern, "Traffic pattern: permutation, incast, alltoall, random");
+  cmd->add_option("--bytes", o->bytes, "Bytes per flow of a pattern, e.g. 2MiB")->capture_default_str();
+  cmd->add_option("--fan-in", o->fan_in, "Senders of an incast pattern")->capture_default_str();
+  cmd->add_option("--fct", o->fct_file, "Write every flow's FCT to this CSV file");
+  cmd->add_flag("--json", o->json, "Print one JSON object");
+  o->fabric.add_to(*cmd);
+  cmd->callback([o] { run_flows_command(*o); });
+}
+
+}  // namespace collsim::cli

@@ -1,0 +1,56 @@
+#include "collsim/net/device.hpp"
+
+#include "collsim/net/host_device.hpp"
+#include "collsim/net/switch_device.hpp"
+
+namespace collsim::net {
+
+Device::Device(const FabricContext& ctx, topo::NodeId node) : ctx_(ctx), node_(node) {
+  const auto& t = ctx.topology;
+  const auto& ports = t.ports(node);
+  ports_.resize(ports.size());
+  for (std::size_t i = 0; i < ports.size(); ++i) {
+    const topo::Link& link = t.link(ports[i].link);
+    const topo::Node& peer = t.node(ports[i].peer);
+    OutputPort::Wire w;
+    w.peer = ports[i].peer;  // LP id = node id
+    w.peer_port = ports[i].peer_port;
+    w.peer_is_host = peer.kind == topo::NodeKind::Host;
+    w.bandwidth = link.bandwidth;
+    w.latency = link.latency + (w.peer_is_host ? pdes::SimTime::zero() : peer.params.latency);
+    ports_[i].connect(w);
+  }
+}
+
+void Device::put_on_wire(std::uint16_t port, Packet p) {
+  OutputPort& o = ports_[port];
+  const pdes::SimTime last_bit = o.transmit(now(), p.wire_bytes);
+  const OutputPort::Wire& w = o.wire();
+  p.in_port = w.peer_port;
+  ++p.hops;
+  const pdes::SimTime delay = last_bit - now() + w.latency;
+  if (w.peer_is_host) {
+    schedule<&Host::on_packet>(w.peer, delay, p);
+  } else {
+    schedule<&Switch::on_packet>(w.peer, delay, p);
+  }
+}
+
+void Device::send_pfc(std::uint16_t port, std::uint8_t priority, bool pause) {
+  const OutputPort::Wire& w = ports_[port].wire();
+  Packet p;
+  p.kind = PacketKind::Pause;
+  p.priority = priority;
+  p.seq = pause ? 1 : 0;
+  p.wire_bytes = ctx_.params.ack_bytes;
+  p.in_port = w.peer_port;
+  p.sent = now();
+  const pdes::SimTime delay = pdes::SimTime::ps(w.bandwidth.serialization_ps(p.wire_bytes)) + w.latency;
+  if (w.peer_is_host) {
+    schedule<&Host::on_packet>(w.peer, delay, p);
+  } else {
+    schedule<&Switch::on_packet>(w.peer, delay, p);
+  }
+}
+
+}  // namespace collsim::net

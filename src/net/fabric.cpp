@@ -1,0 +1,107 @@
+#include "collsim/net/fabric.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace collsim::net {
+
+pdes::LpGraph lp_graph_of(const topo::Topology& t) {
+  pdes::LpGraph g;
+  g.num_lps = static_cast<std::uint32_t>(t.nodes().size());
+  g.weight.resize(g.num_lps);
+  // Load grows with the packets a device handles: about its number of ports.
+  for (topo::NodeId n = 0; n < g.num_lps; ++n) g.weight[n] = static_cast<std::uint32_t>(std::max<std::size_t>(1, t.ports(n).size()));
+  for (const topo::Link& l : t.links()) g.edges.push_back({l.a, l.b, l.latency});
+  return g;
+}
+
+Fabric::Fabric(const topo::Topology& topology, const FabricParams& params, pdes::Transport& transport,
+               const FabricOptions& options, const HostAppFactory& make_app)
+    : topology_(topology), params_(params), transport_(transport) {
+  validate(params_);
+  const pdes::LpGraph graph = lp_graph_of(topology);
+  const pdes::Partition partition = pdes::make_partition(graph, transport.size(), options.partition, params_.seed);
+  std::vector<bool> owned(graph.num_lps);
+  for (topo::NodeId n = 0; n < graph.num_lps; ++n) owned[n] = partition.owner[n] == transport.rank();
+  routing_ = std::make_unique<RoutingTable>(topology, owned);
+  context_ = std::make_unique<FabricContext>(FabricContext{topology, params_, *routing_});
+  engine_ = std::make_unique<pdes::Engine>(graph, partition, transport,
+                                           pdes::EngineOptions{params_.seed, options.end_time, options.queue});
+  for (pdes::LpId id : engine_->local_lps()) {
+    const topo::Node& node = topology.node(id);
+    if (node.kind == topo::NodeKind::Host) {
+      hosts_.push_back(&engine_->emplace<Host>(id, *context_, id, make_app ? make_app(node.index) : nullptr));
+    } else {
+      switches_.push_back(&engine_->emplace<Switch>(id, *context_, id));
+    }
+  }
+}
+
+Fabric::~Fabric() = default;
+
+pdes::RunStats Fabric::run() { return engine_->run(); }
+
+FabricTotals Fabric::totals() {
+  FabricTotals t;
+  for (const Host* h : hosts_) {
+    const HostStats& s = h->stats();
+    t.flows_started += s.flows_started;
+    t.flows_delivered += s.flows_delivered;
+    t.flows_acked += s.flows_acked;
+    t.bytes_delivered += s.bytes_delivered;
+    t.data_packets += s.data_packets;
+    t.retransmits += s.retransmits;
+    t.timeouts += s.timeouts;
+    t.acks += s.acks;
+    t.nacks += s.nacks;
+    t.cnps += s.cnps;
+  }
+  for (const Switch* sw : switches_) {
+    const SwitchStats& s = sw->stats();
+    t.packets_forwarded += s.packets;
+    t.drops += s.drops;
+    t.drops_despite_pfc += s.drops_despite_pfc;
+    t.ecn_marks += s.ecn_marks;
+    t.pfc_pauses += s.pauses_sent;
+    t.max_switch_buffer_bytes = std::max(t.max_switch_buffer_bytes, s.max_buffered_bytes);
+  }
+  std::uint64_t* counts[] = {&t.flows_started, &t.flows_delivered, &t.flows_acked, &t.bytes_delivered,
+                             &t.data_packets,  &t.retransmits,     &t.timeouts,     &t.acks,
+                             &t.nacks,         &t.cnps,            &t.packets_forwarded, &t.drops,
+                             &t.drops_despite_pfc, &t.ecn_marks,   &t.pfc_pauses};
+  std::vector<std::uint64_t> sums;
+  for (const std::uint64_t* c : counts) sums.push_back(*c);
+  transport_.sum_integers(std::span(sums));
+  for (std::size_t i = 0; i < sums.size(); ++i) *counts[i] = sums[i];
+  std::int64_t largest[] = {static_cast<std::int64_t>(t.max_switch_buffer_bytes)};
+  transport_.max_integers(std::span(largest));
+  t.max_switch_buffer_bytes = static_cast<std::uint64_t>(largest[0]);
+  return t;
+}
+
+std::vector<std::uint64_t> Fabric::link_bytes() {
+  struct Entry {
+    std::uint64_t slot;
+    std::uint64_t bytes;
+  };
+  std::vector<Entry> mine;
+  auto add = [&](const Device& d) {
+    const auto& ports = topology_.ports(d.node());
+    for (std::size_t i = 0; i < ports.size(); ++i) {
+      const topo::Link& l = topology_.link(ports[i].link);
+      mine.push_back({2ull * ports[i].link + (l.a == d.node() ? 0 : 1), d.ports()[i].stats().bytes});
+    }
+  };
+  for (const Host* h : hosts_) add(*h);
+  for (const Switch* s : switches_) add(*s);
+  const auto gathered = transport_.gather(std::as_bytes(std::span(mine)));
+  std::vector<std::uint64_t> out;
+  if (transport_.rank() != 0) return out;
+  out.assign(2 * topology_.links().size(), 0);
+  std::vector<Entry> all(gathered.size() / sizeof(Entry));
+  if (!all.empty()) std::memcpy(all.data(), gathered.data(), gathered.size());
+  for (const Entry& e : all) out[e.slot] = e.bytes;
+  return out;
+}
+
+}  // namespace collsim::net

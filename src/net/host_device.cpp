@@ -1,0 +1,349 @@
+#include "collsim/net/host_device.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace collsim::net {
+
+namespace {
+constexpr std::uint8_t kRtoTimer = 0;
+constexpr std::uint8_t kCcTimer = 1;
+constexpr std::uint8_t kControlPriority = 0;
+std::uint64_t receiver_key(HostIndex src, FlowId flow) { return (std::uint64_t{src} << 32) | flow; }
+}  // namespace
+
+Host::Host(const FabricContext& ctx, topo::NodeId node, std::unique_ptr<HostApp> app)
+    : Device(ctx, node), index_(ctx.topology.node(node).index), app_(std::move(app)) {
+  nic_.resize(ports_.size());
+}
+
+Host::~Host() = default;
+
+void Host::start() {
+  if (app_) app_->start(*this);
+}
+
+std::uint16_t Host::port_toward(HostIndex dst, std::uint64_t salt) const {
+  if (ports_.size() == 1) return 0;
+  const auto candidates = ctx_.routing.next_ports(node_, dst);
+  if (candidates.empty())
+    throw std::runtime_error("host " + std::to_string(index_) + " has no route to host " + std::to_string(dst));
+  return candidates[mix(mix(ctx_.params.seed, salt), dst) % candidates.size()];
+}
+
+FlowId Host::start_flow(HostIndex dst, std::uint64_t bytes, std::uint8_t priority) {
+  if (dst == index_) throw std::invalid_argument("host " + std::to_string(index_) + " cannot send a flow to itself");
+  if (dst >= ctx_.topology.num_hosts())
+    throw std::invalid_argument("flow to host " + std::to_string(dst) + ", but the topology has " +
+                                std::to_string(ctx_.topology.num_hosts()) + " hosts");
+  if (priority >= ctx_.params.priorities)
+    throw std::invalid_argument("flow priority " + std::to_string(priority) + " but the fabric has " +
+                                std::to_string(ctx_.params.priorities) + " classes");
+  const auto id = static_cast<FlowId>(senders_.size());
+  Sender& f = senders_.emplace_back();
+  f.id = id;
+  f.dst = dst;
+  f.bytes = bytes;
+  const std::uint64_t mtu = ctx_.params.mtu_bytes;
+  f.packets = static_cast<std::uint32_t>(bytes == 0 ? 1 : (bytes + mtu - 1) / mtu);
+  f.priority = priority;
+  f.entropy = static_cast<std::uint32_t>(mix(mix(ctx_.params.seed, index_), id));
+  f.port = port_toward(dst, f.entropy);
+  f.start = now();
+  f.next_send = now();
+  f.last_progress = now();
+  f.cc = make_congestion_control(ctx_.params, ports_[f.port].wire().bandwidth, now());
+  ++stats_.flows_started;
+  activate(id);
+  try_transmit(f.port);
+  return id;
+}
+
+void Host::set_timer(pdes::SimTime delay, std::uint64_t cookie) { schedule<&Host::on_app_timer>(id(), delay, AppTimer{cookie}); }
+
+void Host::on_app_timer(const AppTimer& t) { app_->on_timer(*this, t.cookie); }
+
+void Host::activate(std::uint32_t flow) {
+  Sender& f = senders_[flow];
+  if (f.active || f.done || f.next_seq >= f.packets) return;
+  f.active = true;
+  nic_[f.port].active.push_back(flow);
+}
+
+std::uint64_t Host::in_flight_bytes(const Sender& f) const {
+  const std::uint64_t mtu = ctx_.params.mtu_bytes;
+  const std::uint64_t sent = std::min<std::uint64_t>(std::uint64_t{f.next_seq} * mtu, f.bytes);
+  const std::uint64_t acked = std::min<std::uint64_t>(std::uint64_t{f.acked} * mtu, f.bytes);
+  return sent > acked ? sent - acked : 0;
+}
+
+void Host::wake_at(std::uint16_t port, pdes::SimTime when) {
+  NicQueues& q = nic_[port];
+  if (when >= q.wakeup_at && q.wakeup_at > now()) return;  // an earlier wakeup is coming
+  q.wakeup_at = when;
+  schedule<&Host::on_port_free>(id(), when - now(), PortWakeup{port});
+}
+
+void Host::on_port_free(const PortWakeup& w) {
+  if (nic_[w.port].wakeup_at == now()) nic_[w.port].wakeup_at = pdes::SimTime::infinity();
+  try_transmit(w.port);
+}
+
+void Host::try_transmit(std::uint16_t port) {
+  OutputPort& o = ports_[port];
+  NicQueues& q = nic_[port];
+  if (!o.idle(now())) {
+    if (!q.control.empty() || !q.active.empty()) wake_at(port, o.busy_until());
+    return;
+  }
+  if (!q.control.empty() && !o.paused(kControlPriority)) {
+    const Packet p = q.control.front();
+    q.control.pop_front();
+    put_on_wire(port, p);
+    if (!q.control.empty() || !q.active.empty()) wake_at(port, o.busy_until());
+    return;
+  }
+  pdes::SimTime earliest = pdes::SimTime::infinity();
+  const std::size_t n = q.active.size();
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t at = (q.turn + k) % n;
+    Sender& f = senders_[q.active[at]];
+    if (o.paused(f.priority)) continue;
+    if (in_flight_bytes(f) >= f.cc->window_bytes()) continue;  // an ACK will wake it
+    if (f.next_send > now()) {
+      earliest = std::min(earliest, f.next_send);
+      continue;
+    }
+    send_data(f);
+    if (f.next_seq >= f.packets) {
+      f.active = false;
+      q.active.erase(q.active.begin() + static_cast<std::ptrdiff_t>(at));
+      q.turn = q.active.empty() ? 0 : at % q.active.size();
+    } else {
+      q.turn = (at + 1) % n;
+    }
+    if (!q.control.empty() || !q.active.empty()) wake_at(port, o.busy_until());
+    return;
+  }
+  if (!earliest.is_infinite()) wake_at(port, earliest);
+}
+
+void Host::send_data(Sender& f) {
+  const FabricParams& fp = ctx_.params;
+  const std::uint32_t seq = f.next_seq++;
+  Packet p;
+  p.kind = PacketKind::Data;
+  p.flow = f.id;
+  p.src = index_;
+  p.dst = f.dst;
+  p.seq = seq;
+  const std::uint64_t offset = std::uint64_t{seq} * fp.mtu_bytes;
+  p.bytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(fp.mtu_bytes, f.bytes - std::min(offset, f.bytes)));
+  p.wire_bytes = p.bytes + fp.header_bytes;
+  p.priority = f.priority;
+  p.entropy = fp.routing == RoutingMode::Spray ? static_cast<std::uint32_t>(mix(f.entropy, seq)) : f.entropy;
+  if (fp.ecn) p.flags |= packet_flag::kEcnCapable;
+  if (seq + 1 == f.packets) p.flags |= packet_flag::kLast;
+  p.sent = now();
+  if (seq < f.highest_sent) {
+    ++f.retransmits;
+    ++stats_.retransmits;
+  } else {
+    f.highest_sent = seq + 1;
+  }
+  ++stats_.data_packets;
+  put_on_wire(f.port, p);
+  f.next_send = now() + f.cc->gap(p.wire_bytes);
+  f.cc->on_sent(now(), p.wire_bytes);
+  arm_cc_timer(f.id);
+  if (!fp.lossless) arm_rto(f.id);
+}
+
+void Host::send_control(HostIndex to, Packet p) {
+  p.src = index_;
+  p.dst = to;
+  p.priority = kControlPriority;
+  p.wire_bytes = ctx_.params.ack_bytes;
+  p.entropy = static_cast<std::uint32_t>(mix(ctx_.params.seed ^ 0xac, receiver_key(to, p.flow)));
+  const std::uint16_t port = port_toward(to, p.entropy);
+  nic_[port].control.push_back(p);
+  try_transmit(port);
+}
+
+void Host::on_packet(const Packet& p) {
+  switch (p.kind) {
+    case PacketKind::Pause:
+      ports_[p.in_port].set_paused(p.priority, p.seq == 1);
+      ++ports_[p.in_port].stats().pauses_received;
+      if (p.seq == 0) try_transmit(p.in_port);
+      return;
+    case PacketKind::Data: receive_data(p); return;
+    case PacketKind::Ack: receive_ack(p); return;
+    case PacketKind::Nack: receive_nack(p); return;
+    case PacketKind::Cnp: receive_cnp(p); return;
+  }
+}
+
+void Host::receive_data(const Packet& p) {
+  const FabricParams& fp = ctx_.params;
+  Receiver& r = receivers_[receiver_key(p.src, p.flow)];
+  if (r.delivered) {
+    // A late duplicate of a complete flow: acknowledge it all again.
+    Packet ack;
+    ack.kind = PacketKind::Ack;
+    ack.flow = p.flow;
+    ack.seq = r.total;
+    ack.sent = p.sent;
+    ++stats_.acks;
+    send_control(p.src, ack);
+    return;
+  }
+  if (r.count == 0 && r.got.empty()) r.first = now();
+  if (p.flags & packet_flag::kEcnMarked) ++stats_.ecn_marked_received;
+  if (p.flags & packet_flag::kLast) r.total = p.seq + 1;
+  const std::size_t word = p.seq / 64;
+  if (word >= r.got.size()) r.got.resize(word + 1, 0);
+  const std::uint64_t bit = std::uint64_t{1} << (p.seq % 64);
+  const bool duplicate = (r.got[word] & bit) != 0;
+  const bool in_order = p.seq == r.expected;
+  if (!duplicate) {
+    r.got[word] |= bit;
+    ++r.count;
+    r.bytes += p.bytes;
+    while ((r.got.size() > r.expected / 64) && (r.got[r.expected / 64] >> (r.expected % 64) & 1)) ++r.expected;
+  }
+  const bool complete = r.total != 0 && r.count == r.total;
+  // Acknowledge every ack_every-th packet, the last, and anything unusual.
+  if (++r.since_ack >= fp.ack_every || complete || duplicate || !in_order) {
+    r.since_ack = 0;
+    Packet ack;
+    ack.kind = PacketKind::Ack;
+    ack.flow = p.flow;
+    ack.seq = r.expected;
+    ack.sent = p.sent;
+    if (p.flags & packet_flag::kEcnMarked) ack.flags |= packet_flag::kEcnEcho;
+    ++stats_.acks;
+    send_control(p.src, ack);
+  }
+  if (!fp.lossless && p.seq > r.expected && r.nacked != r.expected && fp.routing != RoutingMode::Spray) {
+    r.nacked = r.expected;
+    Packet nack;
+    nack.kind = PacketKind::Nack;
+    nack.flow = p.flow;
+    nack.seq = r.expected;
+    nack.sent = p.sent;
+    ++stats_.nacks;
+    send_control(p.src, nack);
+  }
+  if (fp.cc == CongestionControlKind::Dcqcn && (p.flags & packet_flag::kEcnMarked) &&
+      now() - r.last_cnp >= fp.dcqcn_cnp_interval) {
+    r.last_cnp = now();
+    Packet cnp;
+    cnp.kind = PacketKind::Cnp;
+    cnp.flow = p.flow;
+    ++stats_.cnps;
+    send_control(p.src, cnp);
+  }
+  if (complete && !r.delivered) {
+    r.delivered = true;
+    ++stats_.flows_delivered;
+    stats_.bytes_delivered += r.bytes;
+    FlowEnd end{p.src, index_, p.flow, r.bytes, r.first, now(), 0};
+    r.got.clear();
+    r.got.shrink_to_fit();
+    if (app_) app_->on_delivered(*this, end);
+  }
+}
+
+void Host::receive_ack(const Packet& p) {
+  if (p.flow >= senders_.size()) return;
+  Sender& f = senders_[p.flow];
+  if (f.done) return;
+  const std::uint64_t before = in_flight_bytes(f);
+  std::uint64_t newly = 0;
+  if (p.seq > f.acked) {
+    f.acked = std::min(p.seq, f.packets);
+    // go-back-N may have rewound next_seq below what the receiver already has
+    f.next_seq = std::max(f.next_seq, f.acked);
+    f.last_progress = now();
+    newly = before - in_flight_bytes(f);
+  }
+  f.cc->on_ack(now(), now() - p.sent, (p.flags & packet_flag::kEcnEcho) != 0, newly);
+  arm_cc_timer(f.id);
+  if (f.acked >= f.packets) {
+    f.done = true;
+    ++f.rto_generation;
+    ++f.cc_generation;
+    ++stats_.flows_acked;
+    if (app_) app_->on_acked(*this, FlowEnd{index_, f.dst, f.id, f.bytes, f.start, now(), f.retransmits});
+    return;
+  }
+  activate(f.id);
+  try_transmit(f.port);
+}
+
+void Host::receive_nack(const Packet& p) {
+  if (p.flow >= senders_.size()) return;
+  Sender& f = senders_[p.flow];
+  if (f.done || p.seq < f.acked || p.seq >= f.next_seq) return;
+  f.acked = std::max(f.acked, p.seq);
+  f.next_seq = p.seq;
+  f.last_progress = now();
+  activate(f.id);
+  try_transmit(f.port);
+}
+
+void Host::receive_cnp(const Packet& p) {
+  if (p.flow >= senders_.size()) return;
+  Sender& f = senders_[p.flow];
+  if (f.done) return;
+  f.cc->on_cnp(now());
+  arm_cc_timer(f.id);
+}
+
+void Host::arm_rto(std::uint32_t flow) {
+  Sender& f = senders_[flow];
+  if (f.rto_pending || f.done) return;
+  f.rto_pending = true;
+  const pdes::SimTime due = std::max(now(), f.last_progress + ctx_.params.rto);
+  schedule<&Host::on_flow_timer>(id(), due - now(), FlowTimer{flow, f.rto_generation, kRtoTimer});
+}
+
+void Host::arm_cc_timer(std::uint32_t flow) {
+  Sender& f = senders_[flow];
+  const pdes::SimTime due = f.cc->next_timer();
+  if (f.done || due == f.cc_timer_at) return;
+  f.cc_timer_at = due;
+  ++f.cc_generation;
+  if (due.is_infinite()) return;
+  schedule<&Host::on_flow_timer>(id(), std::max(due, now()) - now(), FlowTimer{flow, f.cc_generation, kCcTimer});
+}
+
+void Host::on_flow_timer(const FlowTimer& t) {
+  Sender& f = senders_[t.flow];
+  if (f.done) return;
+  if (t.kind == kCcTimer) {
+    if (t.generation != f.cc_generation) return;
+    f.cc_timer_at = pdes::SimTime::infinity();
+    f.cc->on_timer(now());
+    arm_cc_timer(t.flow);
+    try_transmit(f.port);
+    return;
+  }
+  if (t.generation != f.rto_generation) return;
+  f.rto_pending = false;
+  if (now() - f.last_progress < ctx_.params.rto) {
+    arm_rto(t.flow);
+    return;
+  }
+  // Nothing acknowledged for a whole timeout: resend from the first unacknowledged packet.
+  ++stats_.timeouts;
+  f.next_seq = f.acked;
+  f.last_progress = now();
+  f.cc->on_timeout(now());
+  activate(t.flow);
+  try_transmit(f.port);
+  arm_rto(t.flow);
+}
+
+}  // namespace collsim::net

@@ -1,0 +1,108 @@
+#include "collsim/net/switch_device.hpp"
+
+#include <algorithm>
+
+namespace collsim::net {
+
+Switch::Switch(const FabricContext& ctx, topo::NodeId node)
+    : Device(ctx, node), params_(ctx.topology.node(node).params) {
+  ingress_bytes_.assign(ports_.size(), {});
+  upstream_paused_.assign(ports_.size(), {});
+  per_port_buffer_ = ports_.empty() ? 0 : params_.buffer_bytes / ports_.size();
+}
+
+void Switch::on_packet(const Packet& arriving) {
+  if (arriving.kind == PacketKind::Pause) {
+    OutputPort& o = ports_[arriving.in_port];
+    o.set_paused(arriving.priority, arriving.seq == 1);
+    ++o.stats().pauses_received;
+    if (arriving.seq == 0) try_transmit(arriving.in_port);
+    return;
+  }
+  Packet p = arriving;
+  const std::uint16_t in = p.in_port;
+  const std::uint16_t out = choose_port(p);
+  OutputPort& o = ports_[out];
+  const FabricParams& fp = ctx_.params;
+  if (!admit(o, p.wire_bytes)) {
+    ++stats_.drops;
+    ++o.stats().drops;
+    if (fp.lossless) ++stats_.drops_despite_pfc;
+    return;
+  }
+  if (fp.ecn && (p.flags & packet_flag::kEcnCapable) && ecn_mark(o, p.priority)) {
+    p.flags |= packet_flag::kEcnMarked;
+    ++stats_.ecn_marks;
+    ++o.stats().ecn_marks;
+  }
+  buffered_ += p.wire_bytes;
+  stats_.max_buffered_bytes = std::max(stats_.max_buffered_bytes, buffered_);
+  auto& ingress = ingress_bytes_[in][p.priority];
+  ingress += p.wire_bytes;
+  if (fp.lossless && ingress >= fp.pfc_xoff_bytes && !upstream_paused_[in][p.priority]) {
+    upstream_paused_[in][p.priority] = true;
+    ++stats_.pauses_sent;
+    ++ports_[in].stats().pauses_sent;
+    send_pfc(in, p.priority, true);
+  }
+  p.in_port = in;  // kept while queued, for the ingress accounting at departure
+  o.enqueue(p);
+  ++stats_.packets;
+  try_transmit(out);
+}
+
+void Switch::on_port_free(const PortWakeup& w) {
+  ports_[w.port].wakeup_pending = false;
+  try_transmit(w.port);
+}
+
+void Switch::try_transmit(std::uint16_t port) {
+  OutputPort& o = ports_[port];
+  if (!o.idle(now())) {
+    if (o.has_sendable()) wake_when_free<&Switch::on_port_free>(port);
+    return;
+  }
+  Packet p;
+  if (!o.dequeue(p)) return;
+  buffered_ -= p.wire_bytes;
+  auto& ingress = ingress_bytes_[p.in_port][p.priority];
+  ingress -= p.wire_bytes;
+  if (upstream_paused_[p.in_port][p.priority] && ingress <= ctx_.params.pfc_xon_bytes) {
+    upstream_paused_[p.in_port][p.priority] = false;
+    send_pfc(p.in_port, p.priority, false);
+  }
+  put_on_wire(port, p);
+  if (o.has_sendable()) wake_when_free<&Switch::on_port_free>(port);
+}
+
+bool Switch::admit(const OutputPort& out, std::uint32_t wire_bytes) const {
+  if (params_.shared_buffer) return buffered_ + wire_bytes <= params_.buffer_bytes;
+  return out.queued_bytes() + wire_bytes <= per_port_buffer_;
+}
+
+bool Switch::ecn_mark(const OutputPort& out, std::uint8_t priority) {
+  const FabricParams& fp = ctx_.params;
+  const std::uint64_t q = out.class_bytes(priority);
+  if (q <= fp.ecn_kmin_bytes) return false;
+  if (q >= fp.ecn_kmax_bytes) return true;
+  const double p = fp.ecn_pmax * static_cast<double>(q - fp.ecn_kmin_bytes) /
+                   static_cast<double>(fp.ecn_kmax_bytes - fp.ecn_kmin_bytes);
+  return random().uniform() < p;
+}
+
+std::uint16_t Switch::choose_port(const Packet& p) {
+  const auto candidates = ctx_.routing.next_ports(node_, p.dst);
+  if (candidates.size() == 1) return candidates[0];
+  const std::uint64_t h = mix(mix(mix(mix(ctx_.params.seed, node_), p.src), p.dst), p.entropy);
+  const std::size_t first = h % candidates.size();
+  if (ctx_.params.routing != RoutingMode::Adaptive) return candidates[first];
+  // Least queued bytes of the packet's class; ties go to the hashed choice, then onward.
+  std::size_t best = first;
+  for (std::size_t k = 1; k < candidates.size(); ++k) {
+    const std::size_t i = (first + k) % candidates.size();
+    if (ports_[candidates[i]].class_bytes(p.priority) < ports_[candidates[best]].class_bytes(p.priority)) best = i;
+  }
+  return candidates[best];
+}
+
+}  // namespace collsim::net
