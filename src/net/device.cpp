@@ -20,7 +20,21 @@ Device::Device(const FabricContext& ctx, topo::NodeId node) : ctx_(ctx), node_(n
     w.latency = link.latency + (w.peer_is_host ? pdes::SimTime::zero() : peer.params.latency);
     ports_[i].connect(w);
   }
+  wires_.resize(ports_.size());
 }
+
+namespace {
+template <auto Handler, typename IsLocal>
+void send_on(std::unique_ptr<pdes::ChannelBase>& wire, pdes::LogicalProcess& from, IsLocal&& is_local,
+             pdes::LpId peer, pdes::SimTime delay, const Packet& p) {
+  if (!wire) {
+    auto channel = std::make_unique<pdes::Channel<Handler>>();
+    channel->connect(peer, is_local(peer));
+    wire = std::move(channel);
+  }
+  static_cast<pdes::Channel<Handler>*>(wire.get())->send(from, delay, p);
+}
+}  // namespace
 
 void Device::put_on_wire(std::uint16_t port, Packet p) {
   OutputPort& o = ports_[port];
@@ -29,10 +43,11 @@ void Device::put_on_wire(std::uint16_t port, Packet p) {
   p.in_port = w.peer_port;
   ++p.hops;
   const pdes::SimTime delay = last_bit - now() + w.latency;
+  const auto local = [this](pdes::LpId peer) { return is_local(peer); };
   if (w.peer_is_host) {
-    schedule<&Host::on_packet>(w.peer, delay, p);
+    send_on<&Host::on_packet>(wires_[port], *this, local, w.peer, delay, p);
   } else {
-    schedule<&Switch::on_packet>(w.peer, delay, p);
+    send_on<&Switch::on_packet>(wires_[port], *this, local, w.peer, delay, p);
   }
 }
 

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "collsim/pdes/channel.hpp"
 #include "collsim/pdes/simulation_error.hpp"
 
 namespace collsim::pdes {
@@ -16,9 +17,26 @@ double seconds_since(Clock::time_point t) { return std::chrono::duration<double>
 std::string lp_name(LpId lp) { return "LP " + std::to_string(lp); }
 }  // namespace
 
+// Channel heads use a handler index no LP class has.
+constexpr std::uint8_t kChannelHandler = 0xFF;
+
 namespace detail {
 void post(Engine& engine, const EventKey& key, const EventBody& body) { engine.post(key, body); }
+
+void post_channel_head(Engine& engine, const EventKey& key, LpId target, ChannelBase* channel) {
+  EventBody body;
+  body.target = target;
+  body.lp_class = 0;
+  body.handler = kChannelHandler;
+  body.payload_size = sizeof channel;
+  std::memcpy(body.payload, &channel, sizeof channel);
+  engine.push_local(key, body);
+}
+
+LogicalProcess* local_lp(Engine& engine, LpId id) { return &engine.lp(id); }
 }  // namespace detail
+
+bool LogicalProcess::is_local(LpId other) const { return engine_->owns(other); }
 
 void LogicalProcess::report_bad_delay(SimTime delay) const {
   if (delay < SimTime::zero())
@@ -106,6 +124,16 @@ void Engine::push_local(const EventKey& key, const EventBody& body) {
 
 void Engine::dispatch(const QueueEntry& entry) {
   const EventBody& body = pool_[entry.ref];
+  if (body.handler == kChannelHandler) {
+    ChannelBase* channel;
+    std::memcpy(&channel, body.payload, sizeof channel);
+    now_ = entry.time;
+    running_ = body.target;
+    pool_.release(entry.ref);
+    channel->deliver_head();
+    ++stats_.events;
+    return;
+  }
   LogicalProcess& lp = *lps_[local_index_[body.target]];
   if (body.lp_class != lp.class_tag_ || body.handler >= lp.handler_count_)
     fail("event from " + lp_name(pool_.key(entry.ref).source()) + " for handler " + std::to_string(body.handler) + " of " +

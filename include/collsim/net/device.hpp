@@ -2,10 +2,12 @@
 // What hosts and switches have in common: ports, and putting packets on wires.
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "collsim/net/fabric_context.hpp"
 #include "collsim/net/output_port.hpp"
+#include "collsim/pdes/channel.hpp"
 #include "collsim/pdes/logical_process.hpp"
 
 namespace collsim::net {
@@ -40,6 +42,12 @@ class Device : public pdes::LogicalProcess {
   const FabricContext& ctx_;
   topo::NodeId node_;
   std::vector<OutputPort> ports_;
+
+ private:
+  // The wire of each port as a channel to the peer's packet handler: a link keeps its
+  // in-flight packets itself, and only the first is an event. Made on first use, when the
+  // peer's rank is known.
+  std::vector<std::unique_ptr<pdes::ChannelBase>> wires_;
 };
 
 }  // namespace collsim::net

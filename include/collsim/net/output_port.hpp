@@ -46,7 +46,12 @@ class OutputPort {
   pdes::SimTime busy_until() const { return busy_until_; }
   // Occupies the transmitter for `wire_bytes` from `now`; returns when the last bit leaves.
   pdes::SimTime transmit(pdes::SimTime now, std::uint32_t wire_bytes) {
-    const pdes::SimTime duration = pdes::SimTime::ps(wire_.bandwidth.serialization_ps(wire_bytes));
+    // Most packets on a port have the size of the one before.
+    if (wire_bytes != last_wire_bytes_) {
+      last_wire_bytes_ = wire_bytes;
+      last_duration_ = pdes::SimTime::ps(wire_.bandwidth.serialization_ps(wire_bytes));
+    }
+    const pdes::SimTime duration = last_duration_;
     busy_until_ = now + duration;
     stats_.busy += duration;
     ++stats_.packets;
@@ -58,31 +63,30 @@ class OutputPort {
     queues_[p.priority].push_back(p);
     class_bytes_[p.priority] += p.wire_bytes;
     queued_bytes_ += p.wire_bytes;
+    nonempty_ |= static_cast<std::uint8_t>(1u << p.priority);
     if (queued_bytes_ > stats_.max_queue_bytes) stats_.max_queue_bytes = queued_bytes_;
   }
   // The first packet of the highest class that is not paused, removed; false if none.
   bool dequeue(Packet& out) {
-    for (std::size_t c = 0; c < kMaxClasses; ++c) {
-      if (queues_[c].empty() || paused_[c]) continue;
-      out = queues_[c].front();
-      queues_[c].pop_front();
-      class_bytes_[c] -= out.wire_bytes;
-      queued_bytes_ -= out.wire_bytes;
-      return true;
-    }
-    return false;
+    const unsigned sendable = nonempty_ & ~paused_;
+    if (sendable == 0) return false;
+    const auto c = static_cast<std::uint8_t>(__builtin_ctz(sendable));
+    out = queues_[c].front();
+    queues_[c].pop_front();
+    if (queues_[c].empty()) nonempty_ &= static_cast<std::uint8_t>(~(1u << c));
+    class_bytes_[c] -= out.wire_bytes;
+    queued_bytes_ -= out.wire_bytes;
+    return true;
   }
-  bool has_sendable() const {
-    for (std::size_t c = 0; c < kMaxClasses; ++c)
-      if (!queues_[c].empty() && !paused_[c]) return true;
-    return false;
-  }
+  bool has_sendable() const { return (nonempty_ & ~paused_) != 0; }
   std::uint64_t queued_bytes() const { return queued_bytes_; }
   std::uint64_t class_bytes(std::uint8_t c) const { return class_bytes_[c]; }
   const RingQueue<Packet>& queue(std::uint8_t c) const { return queues_[c]; }
 
-  void set_paused(std::uint8_t c, bool paused) { paused_[c] = paused; }
-  bool paused(std::uint8_t c) const { return paused_[c]; }
+  void set_paused(std::uint8_t c, bool paused) {
+    paused_ = static_cast<std::uint8_t>(paused ? paused_ | (1u << c) : paused_ & ~(1u << c));
+  }
+  bool paused(std::uint8_t c) const { return (paused_ >> c) & 1u; }
 
   // Whether a "transmitter free" event is already scheduled for this port.
   bool wakeup_pending = false;
@@ -93,10 +97,13 @@ class OutputPort {
  private:
   Wire wire_;
   pdes::SimTime busy_until_;
+  std::uint32_t last_wire_bytes_ = 0;
+  pdes::SimTime last_duration_;
   std::array<RingQueue<Packet>, kMaxClasses> queues_;
   std::array<std::uint64_t, kMaxClasses> class_bytes_{};
   std::uint64_t queued_bytes_ = 0;
-  std::array<bool, kMaxClasses> paused_{};
+  std::uint8_t nonempty_ = 0;  // bit c: class c has packets
+  std::uint8_t paused_ = 0;    // bit c: class c is paused by PFC
   PortStats stats_;
 };
 

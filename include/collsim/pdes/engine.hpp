@@ -24,6 +24,11 @@
 
 namespace collsim::pdes {
 
+class ChannelBase;
+namespace detail {
+void post_channel_head(Engine& engine, const EventKey& key, LpId target, ChannelBase* channel);
+}
+
 struct EngineOptions {
   std::uint64_t seed = 1;
   // Events later than this are not processed.
@@ -71,6 +76,7 @@ class Engine {
 
  private:
   friend void detail::post(Engine&, const EventKey&, const EventBody&);
+  friend void detail::post_channel_head(Engine&, const EventKey&, LpId, ChannelBase*);
   void install(LpId id, std::unique_ptr<LogicalProcess> lp, const detail::Trampoline* handlers,
                std::uint8_t handler_count, std::uint32_t class_tag);
   void post(const EventKey& key, const EventBody& body);

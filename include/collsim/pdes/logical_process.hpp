@@ -14,6 +14,8 @@
 namespace collsim::pdes {
 
 class Engine;
+template <auto Method>
+class Channel;
 
 namespace detail {
 // Implemented by the engine; the single path from a model to the event queue.
@@ -38,6 +40,8 @@ class LogicalProcess {
  protected:
   SimTime now() const { return *clock_; }
   RandomStream& random() { return random_; }
+  // Whether LP `other` runs on this rank (after the LP was installed).
+  bool is_local(LpId other) const;
 
   // Calls Method on LP `target` at now() + delay. A target on another rank must be at least
   // the engine's lookahead away; a negative delay, or one past the end of simulated time
@@ -63,6 +67,14 @@ class LogicalProcess {
 
  private:
   friend class Engine;
+  template <auto Method>
+  friend class Channel;
+
+  // The key of an event `delay` from now, using up one sequence number.
+  EventKey make_key(SimTime delay, Priority priority) {
+    if (delay < SimTime::zero() || delay > SimTime::infinity() - now()) report_bad_delay(delay);
+    return EventKey{now() + delay, EventKey::make_origin(priority, id_), next_sequence_++};
+  }
 
   template <auto Method>
   static EventBody make_body(LpId target) {
@@ -77,10 +89,8 @@ class LogicalProcess {
     return body;
   }
   void post(SimTime delay, Priority priority, const EventBody& body) {
-    // Checked before adding: now() + delay must not overflow the 63 bits of simulated time.
-    if (delay < SimTime::zero() || delay > SimTime::infinity() - now()) report_bad_delay(delay);
-    const EventKey key{now() + delay, EventKey::make_origin(priority, id_), next_sequence_++};
-    detail::post(*engine_, key, body);
+    // make_key checks that now() + delay does not overflow the 63 bits of simulated time.
+    detail::post(*engine_, make_key(delay, priority), body);
   }
   [[noreturn]] void report_bad_delay(SimTime delay) const;
 
