@@ -91,6 +91,7 @@ void report(const FlowsOptions& o, const topo::Topology& t, const net::FabricPar
         {"ranks", s.ranks},
         {"windows", s.windows},
         {"sync_fraction", s.sync_fraction},
+        {"pfc_deadlock", run.pfc_deadlock},
         {"params", net::fabric_param_values(params)},
     };
     std::cout << j.dump(2) << std::endl;
@@ -119,6 +120,7 @@ void report(const FlowsOptions& o, const topo::Topology& t, const net::FabricPar
       if (f.delivered.is_infinite() && shown++ < 5)
         which += " " + std::to_string(f.spec.src) + "->" + std::to_string(f.spec.dst);
     throw std::runtime_error(std::to_string(incomplete) + " flow(s) never completed (e.g." + which + ")" +
+                             (run.pfc_deadlock.empty() ? "" : ": PFC deadlock, a cycle of paused ports: " + run.pfc_deadlock) +
                              (tot.drops_despite_pfc > 0 ? ": switches ran out of buffer despite PFC" : "") +
                              (o.fabric.end.empty() ? "" : "; --end may have cut them short"));
   }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
+#include <map>
 
 namespace collsim::net {
 
@@ -24,7 +26,8 @@ Fabric::Fabric(const topo::Topology& topology, const FabricParams& params, pdes:
   std::vector<bool> owned(graph.num_lps);
   for (topo::NodeId n = 0; n < graph.num_lps; ++n) owned[n] = partition.owner[n] == transport.rank();
   routing_ = std::make_unique<RoutingTable>(topology, owned);
-  context_ = std::make_unique<FabricContext>(FabricContext{topology, params_, *routing_});
+  chooser_ = std::make_unique<PortChooser>(topology, params_, *routing_);
+  context_ = std::make_unique<FabricContext>(FabricContext{topology, params_, *routing_, *chooser_});
   engine_ = std::make_unique<pdes::Engine>(graph, partition, transport,
                                            pdes::EngineOptions{params_.seed, options.end_time, options.queue});
   for (pdes::LpId id : engine_->local_lps()) {
@@ -77,6 +80,50 @@ FabricTotals Fabric::totals() {
   transport_.max_integers(std::span(largest));
   t.max_switch_buffer_bytes = static_cast<std::uint64_t>(largest[0]);
   return t;
+}
+
+std::string Fabric::pfc_deadlock() {
+  // Edges between output ports, named (node, port): the upstream port feeding a blocked
+  // ingress waits for each paused output port holding that ingress's packets.
+  struct Edge {
+    std::uint32_t from_node, from_port, to_node, to_port;
+  };
+  std::vector<Edge> mine;
+  for (const Switch* sw : switches_) {
+    const auto& ports = topology_.ports(sw->node());
+    for (const auto& [in, out] : sw->blocked_ingress())
+      mine.push_back({ports[in].peer, ports[in].peer_port, sw->node(), out});
+  }
+  const auto gathered = transport_.gather(std::as_bytes(std::span(mine)));
+  if (transport_.rank() != 0) return {};
+  std::vector<Edge> edges(gathered.size() / sizeof(Edge));
+  if (!edges.empty()) std::memcpy(edges.data(), gathered.data(), gathered.size());
+  // Depth-first search for a cycle over (node, port) vertices.
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<std::pair<std::uint32_t, std::uint32_t>>> next;
+  for (const Edge& e : edges) next[{e.from_node, e.from_port}].push_back({e.to_node, e.to_port});
+  std::map<std::pair<std::uint32_t, std::uint32_t>, int> state;  // 1 on the path, 2 done
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> path;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> cycle;
+  std::function<bool(std::pair<std::uint32_t, std::uint32_t>)> visit = [&](auto v) {
+    state[v] = 1;
+    path.push_back(v);
+    for (const auto& w : next[v]) {
+      if (state[w] == 1) {
+        cycle.assign(std::find(path.begin(), path.end(), w), path.end());
+        return true;
+      }
+      if (state[w] == 0 && visit(w)) return true;
+    }
+    state[v] = 2;
+    path.pop_back();
+    return false;
+  };
+  for (const auto& [v, unused] : next)
+    if (state[v] == 0 && visit(v)) break;
+  if (cycle.empty()) return {};
+  std::string text;
+  for (const auto& [node, port] : cycle) text += topology_.node(node).name + " port " + std::to_string(port) + " -> ";
+  return text + topology_.node(cycle.front().first).name + " port " + std::to_string(cycle.front().second);
 }
 
 std::vector<std::uint64_t> Fabric::link_bytes() {

@@ -181,6 +181,7 @@ FlowRun run_flows(const topo::Topology& topology, const FabricParams& params, pd
   run.stats = fabric.run();
   run.totals = fabric.totals();
   run.link_bytes = fabric.link_bytes();
+  run.pfc_deadlock = fabric.pfc_deadlock();
   const auto gathered = transport.gather(std::as_bytes(std::span(records)));
   if (transport.rank() == 0) {
     std::vector<Record> all(gathered.size() / sizeof(Record));

@@ -1,5 +1,7 @@
 #include "collsim/net/switch_device.hpp"
 
+#include "collsim/net/port_chooser.hpp"
+
 #include <algorithm>
 
 namespace collsim::net {
@@ -21,7 +23,7 @@ void Switch::on_packet(const Packet& arriving) {
   }
   Packet p = arriving;
   const std::uint16_t in = p.in_port;
-  const std::uint16_t out = choose_port(p);
+  const std::uint16_t out = ctx_.chooser.choose(node_, p, ports_, random());
   OutputPort& o = ports_[out];
   const FabricParams& fp = ctx_.params;
   if (!admit(o, p.wire_bytes)) {
@@ -90,19 +92,22 @@ bool Switch::ecn_mark(const OutputPort& out, std::uint8_t priority) {
   return random().uniform() < p;
 }
 
-std::uint16_t Switch::choose_port(const Packet& p) {
-  const auto candidates = ctx_.routing.next_ports(node_, p.dst);
-  if (candidates.size() == 1) return candidates[0];
-  const std::uint64_t h = mix(mix(mix(mix(ctx_.params.seed, node_), p.src), p.dst), p.entropy);
-  const std::size_t first = h % candidates.size();
-  if (ctx_.params.routing != RoutingMode::Adaptive) return candidates[first];
-  // Least queued bytes of the packet's class; ties go to the hashed choice, then onward.
-  std::size_t best = first;
-  for (std::size_t k = 1; k < candidates.size(); ++k) {
-    const std::size_t i = (first + k) % candidates.size();
-    if (ports_[candidates[i]].class_bytes(p.priority) < ports_[candidates[best]].class_bytes(p.priority)) best = i;
+std::vector<std::pair<std::uint16_t, std::uint16_t>> Switch::blocked_ingress() const {
+  std::vector<std::pair<std::uint16_t, std::uint16_t>> edges;
+  for (std::uint16_t out = 0; out < ports_.size(); ++out) {
+    const OutputPort& o = ports_[out];
+    for (std::uint8_t c = 0; c < kMaxClasses; ++c) {
+      if (!o.paused(c)) continue;
+      const auto& q = o.queue(c);
+      for (std::size_t i = 0; i < q.size(); ++i) {
+        const std::uint16_t in = q[i].in_port;
+        if (upstream_paused_[in][c]) edges.emplace_back(in, out);
+      }
+    }
   }
-  return candidates[best];
+  std::sort(edges.begin(), edges.end());
+  edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+  return edges;
 }
 
 }  // namespace collsim::net

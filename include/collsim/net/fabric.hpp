@@ -6,10 +6,12 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "collsim/net/fabric_params.hpp"
 #include "collsim/net/host_device.hpp"
+#include "collsim/net/port_chooser.hpp"
 #include "collsim/net/routing_table.hpp"
 #include "collsim/net/switch_device.hpp"
 #include "collsim/pdes/engine.hpp"
@@ -55,6 +57,12 @@ class Fabric {
   pdes::RunStats run();
   // After run(): totals over all ranks (collective).
   FabricTotals totals();
+  // After run(): a cycle of PFC-paused ports that can never resume ("s1 port 2 -> s4 port 0
+  // -> ... -> s1 port 2"), on rank 0, or an empty string (collective). A paused port waits
+  // for the downstream switch to drain the ingress it feeds; if the packets holding that
+  // ingress are queued at ports that are paused themselves, and those in turn wait back on
+  // the first, nothing moves again.
+  std::string pfc_deadlock();
   // After run(): wire bytes sent on each direction of each link, on rank 0 (collective).
   // Index 2 * link + 0 for the direction a -> b, + 1 for b -> a.
   std::vector<std::uint64_t> link_bytes();
@@ -70,6 +78,7 @@ class Fabric {
   FabricParams params_;
   pdes::Transport& transport_;
   std::unique_ptr<RoutingTable> routing_;
+  std::unique_ptr<PortChooser> chooser_;
   std::unique_ptr<FabricContext> context_;
   std::unique_ptr<pdes::Engine> engine_;
   std::vector<Host*> hosts_;

@@ -7,10 +7,13 @@
 
 namespace collsim::net {
 
+class PortChooser;
+
 struct FabricContext {
   const topo::Topology& topology;
   const FabricParams& params;
   const RoutingTable& routing;
+  const PortChooser& chooser;
 };
 
 // A well-mixed hash of a few values: ECMP port choice, spraying, ECN sampling.

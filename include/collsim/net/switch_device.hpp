@@ -32,11 +32,13 @@ class Switch final : public Device {
   std::uint64_t buffered_bytes() const { return buffered_; }
   // Ingress port and class whose upstream is paused by this switch.
   bool pausing(std::uint16_t port, std::uint8_t priority) const { return upstream_paused_[port][priority]; }
+  // For every ingress port still pausing its upstream: the output ports holding packets that
+  // came in through it and cannot leave because they are paused themselves.
+  std::vector<std::pair<std::uint16_t, std::uint16_t>> blocked_ingress() const;
 
   using Handlers = pdes::Handlers<&Switch::on_packet, &Switch::on_port_free>;
 
  private:
-  std::uint16_t choose_port(const Packet& p);
   bool admit(const OutputPort& out, std::uint32_t wire_bytes) const;
   bool ecn_mark(const OutputPort& out, std::uint8_t priority);
   void try_transmit(std::uint16_t port);

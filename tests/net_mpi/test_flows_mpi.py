@@ -1,0 +1,86 @@
+"""Every fabric scenario gives the same JSON on 1, 2 and 3 ranks, apart from timings and the
+synchronisation statistics; and the closed forms hold through the command line."""
+
+import json
+import os
+import subprocess
+import sys
+import unittest
+
+COLLSIM = os.environ["COLLSIM"]
+MPIEXEC = os.environ.get("MPIEXEC", "mpirun")
+ROOT = os.environ["COLLSIM_SOURCE_DIR"]
+DATA = os.path.join(ROOT, "tests", "data", "net")
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+
+# What may differ between rank counts: how long it took and how the ranks synchronised.
+VOLATILE = {"wall_s", "events_per_s", "ranks", "windows", "sync_fraction"}
+
+
+def flows(ranks, *args, expect_ok=True):
+    cmd = ([MPIEXEC, "--oversubscribe", "-n", str(ranks)] if ranks else []) + [COLLSIM, "flows", "--json", *args]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=ENV)
+    if expect_ok and r.returncode != 0:
+        raise AssertionError(f"{' '.join(cmd)} failed ({r.returncode}):\n{r.stdout}\n{r.stderr}")
+    return r
+
+
+def result(ranks, *args):
+    out = json.loads(flows(ranks, *args).stdout)
+    return {k: v for k, v in out.items() if k not in VOLATILE}, out
+
+
+SCENARIOS = {
+    "single flow": ("--topology", f"{DATA}/chain3.yaml", "--flows", f"{DATA}/one_flow.csv"),
+    "bottleneck": ("--topology", f"{DATA}/star9.yaml", "--flows", f"{DATA}/bottleneck.csv"),
+    "lossless incast": ("--topology", f"{DATA}/star9.yaml", "--pattern", "incast", "--fan-in", "8", "--bytes", "1MB"),
+    "lossy incast": ("--topology", f"{DATA}/star9.yaml", "--pattern", "incast", "--fan-in", "8", "--bytes", "1MB",
+                     "--lossy", "--set", "ecn=false"),
+    "ecmp permutation": ("--topology", f"{ROOT}/topologies/leaf_spine_64.yaml", "--pattern", "permutation",
+                         "--bytes", "512KiB"),
+    "spray permutation": ("--topology", f"{ROOT}/topologies/fat_tree_k8.yaml", "--pattern", "permutation",
+                          "--bytes", "256KiB", "--routing", "spray"),
+    "dcqcn": ("--topology", f"{DATA}/star9.yaml", "--flows", f"{DATA}/dcqcn_join.csv", "--cc", "dcqcn"),
+    "swift": ("--topology", f"{DATA}/star9.yaml", "--pattern", "incast", "--fan-in", "4", "--bytes", "2MB",
+              "--cc", "swift"),
+    "dragonfly ugal": ("--topology", f"{ROOT}/topologies/dragonfly_small.yaml", "--pattern", "random",
+                       "--bytes", "256KiB", "--routing", "ugal"),
+    "torus dimension order": ("--topology", f"{ROOT}/topologies/torus_4x4x4.yaml", "--pattern", "permutation",
+                              "--bytes", "256KiB", "--routing", "dimension-order"),
+}
+
+
+class SameOnEveryRankCount(unittest.TestCase):
+    def test_scenarios(self):
+        for name, args in SCENARIOS.items():
+            with self.subTest(scenario=name):
+                reference, full = result(None, *args)
+                self.assertEqual(full["flows_completed"], full["flows"])
+                for ranks in (2, 3):
+                    same, out = result(ranks, *args)
+                    self.assertEqual(out["ranks"], ranks)
+                    self.assertEqual(same, reference, f"{name} differs on {ranks} ranks")
+
+
+class ClosedForms(unittest.TestCase):
+    def test_single_flow_to_the_picosecond(self):
+        # tests/net/single_flow_test.cpp derives 85,420,000 ps for this flow and path.
+        out = json.loads(flows(2, *SCENARIOS["single flow"]).stdout)
+        self.assertEqual(out["makespan_ps"], 85_420_000)
+
+    def test_lossy_incast_recovers(self):
+        out = json.loads(flows(2, *SCENARIOS["lossy incast"], "--set", "ecn=false").stdout)
+        self.assertEqual(out["bytes_delivered"], 8 * 1_000_000)
+        self.assertEqual(out["pfc_pauses"], 0)
+
+
+class Errors(unittest.TestCase):
+    def test_bad_flow_file_names_the_line(self):
+        path = os.path.join(DATA, "bottleneck.csv")
+        r = flows(2, "--topology", f"{DATA}/chain3.yaml", "--flows", path, expect_ok=False)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn(f"{path}:4:1: host 2 does not exist", r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main(argv=[sys.argv[0], "-v"])
