@@ -34,6 +34,7 @@ void post_channel_head(Engine& engine, const EventKey& key, LpId target, Channel
 }
 
 LogicalProcess* local_lp(Engine& engine, LpId id) { return &engine.lp(id); }
+ChannelStore& channel_store(Engine& engine) { return engine.channel_store_; }
 }  // namespace detail
 
 bool LogicalProcess::is_local(LpId other) const { return engine_->owns(other); }

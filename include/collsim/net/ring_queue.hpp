@@ -24,7 +24,8 @@ class RingQueue {
   }
   void pop_front() {
     head_ = (head_ + 1) & (items_.size() - 1);
-    --size_;
+    // Emptied: start again at the front, which is still in cache.
+    if (--size_ == 0) head_ = 0;
   }
 
  private:

@@ -14,6 +14,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "collsim/pdes/channel_store.hpp"
 #include "collsim/pdes/event_pool.hpp"
 #include "collsim/pdes/event_queue.hpp"
 #include "collsim/pdes/quaternary_heap.hpp"
@@ -27,6 +28,7 @@ namespace collsim::pdes {
 class ChannelBase;
 namespace detail {
 void post_channel_head(Engine& engine, const EventKey& key, LpId target, ChannelBase* channel);
+ChannelStore& channel_store(Engine& engine);
 }
 
 struct EngineOptions {
@@ -77,6 +79,7 @@ class Engine {
  private:
   friend void detail::post(Engine&, const EventKey&, const EventBody&);
   friend void detail::post_channel_head(Engine&, const EventKey&, LpId, ChannelBase*);
+  friend ChannelStore& detail::channel_store(Engine&);
   void install(LpId id, std::unique_ptr<LogicalProcess> lp, const detail::Trampoline* handlers,
                std::uint8_t handler_count, std::uint32_t class_tag);
   void post(const EventKey& key, const EventBody& body);
@@ -100,6 +103,7 @@ class Engine {
   std::vector<std::unique_ptr<LogicalProcess>> lps_;
 
   EventPool pool_;
+  ChannelStore channel_store_;
   QuaternaryHeap heap_{pool_.keys()};
   std::unique_ptr<EventQueue> other_queue_;
 

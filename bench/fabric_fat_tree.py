@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""Fabric benchmark (issue 4): fat_tree_k16 (1024 hosts, 100 Gb/s, 1 us links), a permutation
+of 2 MiB flows, on one core. Reports the median wall time of several runs, packet-hops per
+second, and memory: peak RSS, per host (from the difference between k=8 and k=16, which
+removes the program's fixed cost), and per in-flight packet (the data structures' sizes).
+
+htsim takes 36 s for this scenario on one core of this kind of machine; the target is 10x.
+
+  python3 bench/fabric_fat_tree.py [--collsim build/release/collsim] [--repeat 5]
+"""
+
+import argparse
+import json
+import re
+import statistics
+import subprocess
+
+
+def run(collsim, topology, size):
+    cmd = ["/usr/bin/time", "-v", collsim, "flows", "--topology", topology, "--pattern", "permutation",
+           "--bytes", size, "--json"]
+    r = subprocess.run(cmd, check=True, capture_output=True, text=True)
+    rss_kb = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", r.stderr).group(1))
+    return json.loads(r.stdout), rss_kb * 1024
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--collsim", default="build/release/collsim")
+    p.add_argument("--repeat", type=int, default=5)
+    a = p.parse_args()
+
+    runs = [run(a.collsim, "topologies/fat_tree_k16.yaml", "2MiB") for _ in range(a.repeat)]
+    walls = [r["wall_s"] for r, _ in runs]
+    out, rss16 = runs[0]
+    for r, _ in runs:
+        assert r["makespan_ps"] == out["makespan_ps"], "runs differ"
+    wall = statistics.median(walls)
+    print("fat_tree_k16, permutation of 1024 x 2 MiB flows, one rank")
+    print(f"  wall time        median {wall:.2f} s over {a.repeat} runs ({', '.join(f'{w:.2f}' for w in walls)});"
+          f" {36 / wall:.1f}x faster than htsim's 36 s")
+    print(f"  events           {out['events']:,} ({out['events'] / wall / 1e6:.2f} M/s)")
+    print(f"  packet-hops      {out['packet_hops']:,} ({out['packet_hops'] / wall / 1e6:.2f} M/s)")
+    print(f"  FCT              p50 {out['fct_p50_ps'] / 1e6:.1f} us, p99 {out['fct_p99_ps'] / 1e6:.1f} us,"
+          f" max {out['fct_max_ps'] / 1e6:.1f} us (ideal {2 * 2**20 * 4160 / 4096 * 8 / 100e3:.1f} us)")
+    _, rss8 = run(a.collsim, "topologies/fat_tree_k8.yaml", "2MiB")
+    per_device = (rss16 - rss8) / ((1024 + 320) - (128 + 80))
+    print(f"  memory           peak RSS {rss16 / 2**20:.1f} MiB; {per_device / 1024:.1f} KiB per device"
+          f" (hosts and switches, k=16 minus k=8)")
+    print("  per packet       48 B queued at a switch port; 72 B in flight on a link (key + packet in the"
+          " link's ring); +104 B for the one that is the link's pending event (queue entry, body, key)")
+
+
+if __name__ == "__main__":
+    main()
