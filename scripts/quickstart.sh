@@ -6,5 +6,5 @@ bash scripts/setup.sh
 cmake --preset release >/dev/null
 cmake --build --preset release
 echo
-echo "== collsim goal stats goal/examples/loggopsim2_binomialtreebcast_128_1024.goal"
-./build/release/collsim goal stats goal/examples/loggopsim2_binomialtreebcast_128_1024.goal
+echo "== collsim flows --topology topologies/fat_tree_k8.yaml --pattern permutation --bytes 1MiB"
+./build/release/collsim flows --topology topologies/fat_tree_k8.yaml --pattern permutation --bytes 1MiB
