@@ -10,7 +10,7 @@ bash scripts/setup.sh
 cmake --preset release >/dev/null
 cmake --build --preset release --target collsim
 cmake --preset fuzz -DCOLLSIM_WERROR=ON >/dev/null
-cmake --build --preset fuzz
+cmake --build --preset fuzz --target fuzz_goal_text fuzz_loggopsim_binary fuzz_goalb
 
 seeds=build/fuzz/seeds
 mkdir -p "$seeds/fuzz_goal_text" "$seeds/fuzz_loggopsim_binary" "$seeds/fuzz_goalb"

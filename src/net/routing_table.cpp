@@ -11,7 +11,7 @@ constexpr std::uint16_t kUnreachable = 0xFFFF;
 constexpr std::uint32_t kNotOwned = 0xFFFFFFFFu;
 }  // namespace
 
-RoutingTable::RoutingTable(const topo::Topology& t, const std::vector<bool>& owned) : topology_(t) {
+RoutingTable::RoutingTable(const topo::Topology& t, const std::vector<bool>& owned) {
   const auto n = static_cast<std::uint32_t>(t.nodes().size());
   // Hosts with the same neighbours are one attachment group.
   std::map<std::vector<topo::NodeId>, std::uint32_t> group_ids;

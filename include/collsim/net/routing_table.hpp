@@ -32,7 +32,6 @@ class RoutingTable {
     std::uint16_t count;
     std::uint16_t distance;
   };
-  const topo::Topology& topology_;
   std::vector<std::uint32_t> group_of_host_;  // host -> attachment group
   std::vector<std::uint32_t> row_of_node_;    // node -> row in entries_, or ~0 if not owned
   std::uint32_t groups_ = 0;
