@@ -32,24 +32,6 @@ constexpr std::uint32_t kSectionCount = 13;
 
 std::uint64_t align_up(std::uint64_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
 
-// The columns in file order.
-template <typename Columns, typename Visit>
-void for_each_column(Columns& c, Visit&& visit) {
-  visit(c.op_begin);
-  visit(c.requires_begin);
-  visit(c.irequires_begin);
-  visit(c.kind);
-  visit(c.cpu);
-  visit(c.nic);
-  visit(c.peer);
-  visit(c.tag);
-  visit(c.size);
-  visit(c.requires_offset);
-  visit(c.irequires_offset);
-  visit(c.requires_target);
-  visit(c.irequires_target);
-}
-
 template <typename Column>
 using element_of = std::remove_const_t<typename std::remove_reference_t<Column>::element_type>;
 

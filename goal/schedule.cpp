@@ -108,44 +108,25 @@ std::optional<std::string> validate(const ScheduleColumns& a) {
 }
 
 ScheduleColumns columns_of(const ScheduleArrays& a) {
-  return {a.num_ranks,       a.op_begin, a.requires_begin,  a.irequires_begin,  a.kind,
-          a.cpu,             a.nic,      a.peer,            a.tag,              a.size,
-          a.requires_offset, a.irequires_offset, a.requires_target, a.irequires_target};
+  ScheduleColumns c;
+  c.num_ranks = a.num_ranks;
+  for_each_column_pair(c, a, [](auto& view, const auto& column) { view = column; });
+  return c;
 }
 
 ScheduleArrays copy_columns(const ScheduleColumns& c) {
-  auto copy = [](auto& to, const auto& from) { to.assign(from.begin(), from.end()); };
   ScheduleArrays a;
   a.num_ranks = c.num_ranks;
-  copy(a.op_begin, c.op_begin);
-  copy(a.requires_begin, c.requires_begin);
-  copy(a.irequires_begin, c.irequires_begin);
-  copy(a.kind, c.kind);
-  copy(a.cpu, c.cpu);
-  copy(a.nic, c.nic);
-  copy(a.peer, c.peer);
-  copy(a.tag, c.tag);
-  copy(a.size, c.size);
-  copy(a.requires_offset, c.requires_offset);
-  copy(a.irequires_offset, c.irequires_offset);
-  copy(a.requires_target, c.requires_target);
-  copy(a.irequires_target, c.irequires_target);
+  for_each_column_pair(a, c, [](auto& column, const auto& view) { column.assign(view.begin(), view.end()); });
   return a;
 }
 
-namespace {
-template <typename T>
-bool same(std::span<const T> a, std::span<const T> b) {
-  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size_bytes()) == 0);
-}
-}  // namespace
-
 bool ScheduleColumns::operator==(const ScheduleColumns& o) const {
-  return num_ranks == o.num_ranks && same(op_begin, o.op_begin) && same(requires_begin, o.requires_begin) &&
-         same(irequires_begin, o.irequires_begin) && same(kind, o.kind) && same(cpu, o.cpu) && same(nic, o.nic) &&
-         same(peer, o.peer) && same(tag, o.tag) && same(size, o.size) && same(requires_offset, o.requires_offset) &&
-         same(irequires_offset, o.irequires_offset) && same(requires_target, o.requires_target) &&
-         same(irequires_target, o.irequires_target);
+  bool equal = num_ranks == o.num_ranks;
+  for_each_column_pair(*this, o, [&](const auto& x, const auto& y) {
+    equal = equal && x.size() == y.size() && (x.empty() || std::memcmp(x.data(), y.data(), x.size_bytes()) == 0);
+  });
+  return equal;
 }
 
 Schedule Schedule::adopt(ScheduleArrays arrays) {
@@ -165,10 +146,9 @@ Schedule Schedule::from_columns(const ScheduleColumns& columns, std::shared_ptr<
 }
 
 std::size_t Schedule::memory_bytes() const {
-  return c_.op_begin.size_bytes() + c_.requires_begin.size_bytes() + c_.irequires_begin.size_bytes() +
-         c_.kind.size_bytes() + c_.cpu.size_bytes() + c_.nic.size_bytes() + c_.peer.size_bytes() +
-         c_.tag.size_bytes() + c_.size.size_bytes() + c_.requires_offset.size_bytes() +
-         c_.irequires_offset.size_bytes() + c_.requires_target.size_bytes() + c_.irequires_target.size_bytes();
+  std::size_t bytes = 0;
+  for_each_column(c_, [&](const auto& column) { bytes += column.size_bytes(); });
+  return bytes;
 }
 
 }  // namespace collsim::goal

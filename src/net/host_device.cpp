@@ -170,6 +170,17 @@ void Host::send_control(HostIndex to, Packet p) {
   try_transmit(port);
 }
 
+void Host::send_ack(const Packet& data, std::uint32_t cumulative) {
+  Packet ack;
+  ack.kind = PacketKind::Ack;
+  ack.flow = data.flow;
+  ack.seq = cumulative;
+  ack.sent = data.sent;  // for the sender's RTT
+  if (data.flags & packet_flag::kEcnMarked) ack.flags |= packet_flag::kEcnEcho;
+  ++stats_.acks;
+  send_control(data.src, ack);
+}
+
 void Host::on_packet(const Packet& p) {
   switch (p.kind) {
     case PacketKind::Pause:
@@ -188,14 +199,7 @@ void Host::receive_data(const Packet& p) {
   const FabricParams& fp = ctx_.params;
   Receiver& r = receivers_[receiver_key(p.src, p.flow)];
   if (r.delivered) {
-    // A late duplicate of a complete flow: acknowledge it all again.
-    Packet ack;
-    ack.kind = PacketKind::Ack;
-    ack.flow = p.flow;
-    ack.seq = r.total;
-    ack.sent = p.sent;
-    ++stats_.acks;
-    send_control(p.src, ack);
+    send_ack(p, r.total);  // a late duplicate of a complete flow: acknowledge it all again
     return;
   }
   if (r.count == 0 && r.got.empty()) r.first = now();
@@ -216,14 +220,7 @@ void Host::receive_data(const Packet& p) {
   // Acknowledge every ack_every-th packet, the last, and anything unusual.
   if (++r.since_ack >= fp.ack_every || complete || duplicate || !in_order) {
     r.since_ack = 0;
-    Packet ack;
-    ack.kind = PacketKind::Ack;
-    ack.flow = p.flow;
-    ack.seq = r.expected;
-    ack.sent = p.sent;
-    if (p.flags & packet_flag::kEcnMarked) ack.flags |= packet_flag::kEcnEcho;
-    ++stats_.acks;
-    send_control(p.src, ack);
+    send_ack(p, r.expected);
   }
   if (!fp.lossless && p.seq > r.expected && r.nacked != r.expected && fp.routing != RoutingMode::Spray) {
     r.nacked = r.expected;

@@ -7,6 +7,7 @@
 
 #include "collsim/common/input_error.hpp"
 #include "collsim/goal/text_format.hpp"
+#include "common/expect_input_error.hpp"
 
 namespace collsim::goal::testing {
 
@@ -22,18 +23,7 @@ inline const char* const kExamples[] = {
 
 inline Schedule parse(const std::string& text) { return parse_goal_text(text, "t.goal"); }
 
-// Runs `f`, expects an InputError at the given text position whose message contains `needle`.
-inline void expect_input_error(const std::function<void()>& f, std::uint64_t line, std::uint64_t column,
-                               const std::string& needle) {
-  try {
-    f();
-    ADD_FAILURE() << "no error; expected one containing: " << needle;
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.line(), line) << e.what();
-    EXPECT_EQ(e.column(), column) << e.what();
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << "message: " << e.what();
-  }
-}
+using collsim::testing::expect_input_error;
 
 inline void expect_parse_error(const std::string& text, std::uint64_t line, std::uint64_t column,
                                const std::string& needle) {

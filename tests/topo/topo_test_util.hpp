@@ -1,5 +1,7 @@
 #pragma once
 
+#include "common/expect_input_error.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -64,17 +66,7 @@ inline Topology parse(const std::string& yaml) { return parse_topology(yaml, "t.
 // message contains `needle`.
 inline void expect_input_error(const std::function<void()>& f, std::uint64_t line, std::uint64_t column,
                                const std::string& needle) {
-  try {
-    f();
-    ADD_FAILURE() << "no error; expected one containing: " << needle;
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.file(), "t.yaml") << e.what();
-    EXPECT_EQ(e.line(), line) << e.what();
-    if (column != 0) {
-      EXPECT_EQ(e.column(), column) << e.what();
-    }
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << "message: " << e.what();
-  }
+  collsim::testing::expect_input_error(f, line, column, needle, "t.yaml");
 }
 
 inline void expect_parse_error(const std::string& yaml, std::uint64_t line, std::uint64_t column,

@@ -66,6 +66,30 @@ struct ScheduleColumns {
   bool operator==(const ScheduleColumns& other) const;
 };
 
+// Calls visit(a.column, b.column) for each of the 13 columns of two ScheduleArrays or
+// ScheduleColumns (which name their columns alike), in the order of the .goalb sections.
+template <typename A, typename B, typename Visit>
+void for_each_column_pair(A& a, B& b, Visit&& visit) {
+  visit(a.op_begin, b.op_begin);
+  visit(a.requires_begin, b.requires_begin);
+  visit(a.irequires_begin, b.irequires_begin);
+  visit(a.kind, b.kind);
+  visit(a.cpu, b.cpu);
+  visit(a.nic, b.nic);
+  visit(a.peer, b.peer);
+  visit(a.tag, b.tag);
+  visit(a.size, b.size);
+  visit(a.requires_offset, b.requires_offset);
+  visit(a.irequires_offset, b.irequires_offset);
+  visit(a.requires_target, b.requires_target);
+  visit(a.irequires_target, b.irequires_target);
+}
+
+template <typename Columns, typename Visit>
+void for_each_column(Columns& c, Visit&& visit) {
+  for_each_column_pair(c, c, [&](auto& column, auto&) { visit(column); });
+}
+
 ScheduleColumns columns_of(const ScheduleArrays& arrays);
 // An owned copy of the columns.
 ScheduleArrays copy_columns(const ScheduleColumns& columns);

@@ -146,6 +146,8 @@ class Host final : public Device {
   void try_transmit(std::uint16_t port);
   void send_data(Sender& f);
   void send_control(HostIndex to, Packet p);
+  // Acknowledges every packet of `data`'s flow below `cumulative`.
+  void send_ack(const Packet& data, std::uint32_t cumulative);
   void receive_data(const Packet& p);
   void receive_ack(const Packet& p);
   void receive_nack(const Packet& p);
