@@ -31,6 +31,7 @@ def main():
     a = p.parse_args()
 
     configs = {
+        "tiny (16 LPs x 1 event)": ("--lps", "16", "--events-per-lp", "1", "--end", "100ms"),
         "small (64 LPs x 4 events)": ("--lps", "64", "--events-per-lp", "4", "--end", "20ms"),
         "medium (1024 LPs x 16 events)": ("--lps", "1024", "--events-per-lp", "16", "--end", "1ms"),
     }
