@@ -35,16 +35,8 @@ struct KernelOptions {
     cmd.add_option("--queue", queue, "Event queue: heap (4-ary) or calendar")->capture_default_str();
     cmd.add_flag("--json", json, "Print one JSON object");
   }
-  pdes::PartitionMethod partition_method() const {
-    const auto m = pdes::partition_method_from_name(partition);
-    if (!m) throw CLI::ValidationError("--partition", "unknown method '" + partition + "' (block, round-robin, random, metis)");
-    return *m;
-  }
-  pdes::QueueKind queue_kind() const {
-    if (queue == "heap") return pdes::QueueKind::QuaternaryHeap;
-    if (queue == "calendar") return pdes::QueueKind::Calendar;
-    throw CLI::ValidationError("--queue", "unknown queue '" + queue + "' (heap, calendar)");
-  }
+  pdes::PartitionMethod partition_method() const { return parse_partition_option(partition); }
+  pdes::QueueKind queue_kind() const { return parse_queue_option(queue); }
 };
 
 std::string hex(std::uint64_t v) {

@@ -3,17 +3,33 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
+#include "collsim/pdes/event_queue.hpp"
+#include "collsim/pdes/partition.hpp"
 #include "collsim/pdes/sim_time.hpp"
 
 namespace collsim::cli {
 
-// A duration given on the command line ("1.5us"); a usage error names the option.
+// Values given on the command line, parsed once; a usage error names the option.
+
+// A duration ("1.5us").
 inline pdes::SimTime parse_duration_option(const std::string& option, const std::string& text) {
   std::string error;
   const auto t = pdes::parse_duration(text, &error);
   if (!t) throw CLI::ValidationError(option, error);
   if (*t < pdes::SimTime::zero()) throw CLI::ValidationError(option, "must not be negative");
   return *t;
+}
+
+inline pdes::PartitionMethod parse_partition_option(const std::string& text) {
+  const auto m = pdes::partition_method_from_name(text);
+  if (!m) throw CLI::ValidationError("--partition", "unknown method '" + text + "' (block, round-robin, random, metis)");
+  return *m;
+}
+
+inline pdes::QueueKind parse_queue_option(const std::string& text) {
+  const auto q = pdes::queue_kind_from_name(text);
+  if (!q) throw CLI::ValidationError("--queue", "unknown queue '" + text + "' (heap, calendar)");
+  return *q;
 }
 
 }  // namespace collsim::cli

@@ -82,16 +82,8 @@ net::FabricParams FabricCliOptions::params() const {
 
 net::FabricOptions FabricCliOptions::options() const {
   net::FabricOptions o;
-  const auto method = pdes::partition_method_from_name(partition);
-  if (!method) throw CLI::ValidationError("--partition", "unknown method '" + partition + "'");
-  o.partition = *method;
-  if (queue == "heap") {
-    o.queue = pdes::QueueKind::QuaternaryHeap;
-  } else if (queue == "calendar") {
-    o.queue = pdes::QueueKind::Calendar;
-  } else {
-    throw CLI::ValidationError("--queue", "unknown queue '" + queue + "' (heap, calendar)");
-  }
+  o.partition = parse_partition_option(partition);
+  o.queue = parse_queue_option(queue);
   if (!end.empty()) o.end_time = parse_duration_option("--end", end);
   return o;
 }

@@ -186,18 +186,18 @@ RunStats Engine::run() {
     if (global_next.is_infinite() || global_next > options_.end_time) break;
     window_end_ = std::min(global_next.saturating_add(lookahead_), stop);
     ++windows;
+    // One loop for either queue; on the concrete heap the calls are direct.
+    const auto drain = [this](auto& queue) {
+      while (!queue.empty() && queue.top().time < window_end_) {
+        const QueueEntry entry = queue.top();
+        queue.pop();
+        dispatch(entry);
+      }
+    };
     if (other_queue_) {
-      while (!other_queue_->empty() && other_queue_->top().time < window_end_) {
-        const QueueEntry entry = other_queue_->top();
-        other_queue_->pop();
-        dispatch(entry);
-      }
+      drain(*other_queue_);
     } else {
-      while (!heap_.empty() && heap_.top().time < window_end_) {
-        const QueueEntry entry = heap_.top();
-        heap_.pop();
-        dispatch(entry);
-      }
+      drain(heap_);
     }
   }
   running_ = kNoLp;

@@ -21,4 +21,10 @@ std::string_view to_string(QueueKind kind) {
   return "unknown";
 }
 
+std::optional<QueueKind> queue_kind_from_name(std::string_view name) {
+  if (name == "heap") return QueueKind::QuaternaryHeap;
+  if (name == "calendar") return QueueKind::Calendar;
+  return std::nullopt;
+}
+
 }  // namespace collsim::pdes

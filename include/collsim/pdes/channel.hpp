@@ -56,11 +56,11 @@ class Channel final : public ChannelBase {
     engine_ = sender.engine_;
     ChannelStore& store = detail::channel_store(*engine_);
     const std::uint32_t slot = store.allocate();
-    ChannelStore::Slot& s = store[slot];
+    ChannelSlot& s = store[slot];
     s.key = sender.make_key(delay, priority);
-    s.next = ChannelStore::kNone;
+    s.next = ChannelSlot::kNone;
     std::memcpy(s.payload, &payload, sizeof payload);
-    if (tail_ == ChannelStore::kNone) {
+    if (tail_ == ChannelSlot::kNone) {
       head_ = slot;
       detail::post_channel_head(*engine_, s.key, receiver_id_, this);
     } else {
@@ -71,13 +71,13 @@ class Channel final : public ChannelBase {
 
   void deliver_head() override {
     ChannelStore& store = detail::channel_store(*engine_);
-    ChannelStore::Slot& s = store[head_];
+    ChannelSlot& s = store[head_];
     Payload payload;
     std::memcpy(&payload, s.payload, sizeof payload);
     const std::uint32_t done = head_;
     head_ = s.next;
-    if (head_ == ChannelStore::kNone) {
-      tail_ = ChannelStore::kNone;
+    if (head_ == ChannelSlot::kNone) {
+      tail_ = ChannelSlot::kNone;
     } else {
       detail::post_channel_head(*engine_, store[head_].key, receiver_id_, this);
     }
@@ -87,8 +87,8 @@ class Channel final : public ChannelBase {
   }
 
  private:
-  std::uint32_t head_ = ChannelStore::kNone;
-  std::uint32_t tail_ = ChannelStore::kNone;
+  std::uint32_t head_ = ChannelSlot::kNone;
+  std::uint32_t tail_ = ChannelSlot::kNone;
   LpId receiver_id_ = kNoLp;
   bool local_ = false;
   Engine* engine_ = nullptr;

@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -36,5 +37,7 @@ enum class QueueKind { QuaternaryHeap, Calendar };
 // `keys` holds the full key of every entry's ref and must outlive the queue.
 std::unique_ptr<EventQueue> make_event_queue(QueueKind kind, const std::vector<EventKey>* keys);
 std::string_view to_string(QueueKind kind);
+// "heap" or "calendar".
+std::optional<QueueKind> queue_kind_from_name(std::string_view name);
 
 }  // namespace collsim::pdes
