@@ -1,0 +1,33 @@
+#pragma once
+// The registry of collective algorithms: one file per algorithm in collectives/algorithms/,
+// each defining one Algorithm value.
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "collsim/collectives/collective.hpp"
+#include "collsim/collectives/rank_emitter.hpp"
+#include "collsim/collectives/spec.hpp"
+
+namespace collsim::coll {
+
+struct Algorithm {
+  std::string_view name;          // unique per collective, e.g. "ring"
+  Collective collective;
+  std::string_view description;   // one line for `collsim gen --list`
+  // How many slices every block is cut into (see UnitLayout), from a plan whose other fields
+  // are final.
+  std::uint64_t (*slices)(const Plan& plan);
+  // Emits the ops of group member out.me().
+  void (*emit)(RankEmitter& out);
+  // Why the algorithm cannot run this plan, or "" when it can. Null: it runs any plan.
+  std::string (*unsupported)(const Plan& plan) = nullptr;
+};
+
+std::span<const Algorithm* const> all_algorithms();
+// Null when there is none of that name for that collective.
+const Algorithm* find_algorithm(Collective c, std::string_view name);
+
+}  // namespace collsim::coll

@@ -1,0 +1,70 @@
+#pragma once
+// A request for one collective (what the user or the workload asks for) and its resolved
+// plan (every default and "auto" decided), which is what algorithms read.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "collsim/collectives/collective.hpp"
+#include "collsim/collectives/system_model.hpp"
+#include "collsim/goal/op.hpp"
+
+namespace collsim::coll {
+
+struct CollectiveSpec {
+  Collective collective = Collective::Allreduce;
+  std::string algorithm = "auto";       // a registered name, or "auto"
+  std::uint32_t num_ranks = 0;          // ranks of the whole schedule; 0: the group's size
+  std::vector<goal::RankId> group;      // member i is schedule rank group[i]; empty: 0..num_ranks-1
+  std::uint64_t bytes = 0;              // nccl-tests "size" (see blocks_per_slice)
+  std::uint32_t root = 0;               // group index of the root (broadcast, reduce)
+  std::uint32_t channels = 1;           // parallel rings/trees; channel c runs on cpu first_cpu+c
+  std::uint64_t chunk_bytes = 0;        // data bytes per pipelined message; 0: the protocol's
+  std::uint32_t max_in_flight = 0;      // messages in flight per connection; 0: the protocol's
+  Protocol protocol = Protocol::Auto;   // Auto: Simple, unless algorithm "auto" picks one
+  double reduce_bytes_per_ns = 200.0;   // reduction bandwidth (200 GB/s); 0: reductions are free
+  std::int64_t launch_ns = -1;          // -1: the protocol's
+  std::int64_t step_ns = -1;            // -1: the protocol's
+  std::uint32_t ranks_per_node = 1;     // consecutive group members that share a node
+  std::uint32_t nics = 1;               // channel c sends through nic c % nics
+  std::uint8_t first_cpu = 0;
+  std::uint32_t tag = 0;                // the collective uses tags [tag, tag + channels)
+  SystemModel system;                   // what "auto" tunes for
+};
+
+// Everything resolved. Algorithms read only this.
+struct Plan {
+  Collective collective = Collective::Allreduce;
+  std::string algorithm;
+  std::uint32_t num_ranks = 0;
+  std::vector<goal::RankId> group;      // always filled
+  std::uint32_t n = 0;                  // group size
+  std::uint64_t bytes = 0;
+  std::uint32_t root = 0;
+  std::uint32_t channels = 1;
+  std::uint64_t chunk_bytes = 0;
+  std::uint32_t max_in_flight = 1;
+  Protocol protocol = Protocol::Simple;
+  double reduce_bytes_per_ns = 0.0;
+  std::int64_t launch_ns = 0;
+  std::int64_t step_ns = 0;
+  std::uint32_t ranks_per_node = 1;
+  std::uint32_t nics = 1;
+  std::uint8_t first_cpu = 0;
+  std::uint32_t tag = 0;
+  std::uint64_t slices = 1;             // chosen by the algorithm (see UnitLayout)
+  SystemModel system;
+
+  std::uint64_t block_bytes() const { return coll::block_bytes(collective, n, bytes); }
+  std::uint64_t blocks_per_slice() const { return coll::blocks_per_slice(collective, n); }
+  std::uint64_t num_units() const { return blocks_per_slice() * slices; }
+  // Pipelined messages needed for `bytes` per channel: ceil(bytes / (channels * chunk)), at least 1.
+  std::uint64_t pipeline_steps(std::uint64_t bytes_in_all_channels) const;
+};
+
+// Resolves defaults and "auto", checks the request, and asks the algorithm for its slices.
+// Throws std::invalid_argument naming the field that is wrong.
+Plan make_plan(const CollectiveSpec& spec);
+
+}  // namespace collsim::coll

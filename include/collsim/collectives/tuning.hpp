@@ -1,0 +1,25 @@
+#pragma once
+// "auto": NCCL's choice of algorithm and protocol, from its cost model
+// time = latency + bytes / bandwidth per (algorithm, protocol) (reference/nccl.md section 3).
+
+#include <string>
+#include <vector>
+
+#include "collsim/collectives/spec.hpp"
+
+namespace collsim::coll {
+
+struct TuningCandidate {
+  std::string algorithm;   // our registered name ("ring", "double_binary_tree")
+  Protocol protocol;
+  double latency_us;
+  double bandwidth_gbytes_per_s;  // algorithm bandwidth; 0 when NCCL would not use it
+  double time_us;
+};
+
+// Every candidate NCCL considers for the plan's collective, size and system, cheapest first.
+std::vector<TuningCandidate> tuning_candidates(const Plan& plan);
+// Sets plan.algorithm and, unless the request fixed it, plan.protocol.
+void choose_automatically(Plan& plan, bool protocol_fixed);
+
+}  // namespace collsim::coll

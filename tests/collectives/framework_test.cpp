@@ -1,0 +1,289 @@
+// The machinery every algorithm shares: data layout, protocols, plans, the emitter's
+// connection rules, and the verifier catching broken schedules.
+
+#include <gtest/gtest.h>
+
+#include "collective_test_util.hpp"
+#include "collsim/collectives/algorithm.hpp"
+#include "collsim/collectives/tuning.hpp"
+#include "collsim/collectives/unit_layout.hpp"
+
+namespace collsim::coll {
+namespace {
+
+using testing::generate_and_verify;
+using testing::spec_of;
+
+TEST(UnitLayout, SplitsEveryBlockIntoNearEqualSlices) {
+  const UnitLayout layout(3, 4, 10);  // 3 blocks per slice, 4 slices of 10 bytes: 3,3,2,2
+  EXPECT_EQ(layout.num_units(), 12u);
+  EXPECT_EQ(layout.unit_bytes(0), 3u);
+  EXPECT_EQ(layout.unit_bytes(5), 3u);   // slice 1
+  EXPECT_EQ(layout.unit_bytes(6), 2u);   // slice 2
+  EXPECT_EQ(layout.bytes({0, 12}), 30u);  // every block once per slice: 3 * 10
+  EXPECT_EQ(layout.bytes({4, 8}), 3u + 3u + 2u + 2u);
+  EXPECT_EQ(layout.bytes({7, 7}), 0u);
+}
+
+TEST(Protocol, WireBytesCarryTheFlags) {
+  EXPECT_EQ(wire_bytes(Protocol::Simple, 1000), 1000u);
+  EXPECT_EQ(wire_bytes(Protocol::LL, 1000), 2000u);      // 4 data bytes per 8
+  EXPECT_EQ(wire_bytes(Protocol::LL, 1), 8u);
+  EXPECT_EQ(wire_bytes(Protocol::LL128, 120), 128u);     // 120 data bytes per 128-byte line
+  EXPECT_EQ(wire_bytes(Protocol::LL128, 121), 256u);
+  EXPECT_EQ(protocol_from_name("ll128"), Protocol::LL128);
+  EXPECT_EQ(collective_from_name("all_reduce"), Collective::Allreduce);
+  EXPECT_EQ(collective_from_name("ReduceScatter"), Collective::ReduceScatter);
+  EXPECT_FALSE(collective_from_name("allscatter"));
+}
+
+TEST(Plan, RejectsWhatCannotRunWithTheFieldNamed) {
+  auto message = [](CollectiveSpec spec) {
+    try {
+      make_plan(spec);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  EXPECT_NE(message(spec_of(Collective::Allreduce, "nonesuch", 4, 64)).find("no algorithm 'nonesuch' for allreduce (there are: ring"),
+            std::string::npos);
+  EXPECT_NE(message(spec_of(Collective::Allreduce, "ring", 0, 64)).find("at least one rank"), std::string::npos);
+  CollectiveSpec spec = spec_of(Collective::Allreduce, "ring", 4, 64);
+  spec.channels = 0;
+  EXPECT_NE(message(spec).find("channels must be 1..64"), std::string::npos);
+  spec = spec_of(Collective::Broadcast, "auto", 4, 64);
+  spec.root = 4;
+  EXPECT_NE(message(spec).find("root 4 is not a member"), std::string::npos);
+  spec = spec_of(Collective::Allreduce, "ring", 0, 64);
+  spec.group = {3, 1, 3};
+  EXPECT_NE(message(spec).find("rank 3 appears twice"), std::string::npos);
+  spec.group = {3, 9};
+  spec.num_ranks = 8;
+  EXPECT_NE(message(spec).find("group member 9 is not a rank of a 8-rank schedule"), std::string::npos);
+}
+
+TEST(RingAllreduce, VerifiesForEveryRankCountAndSize) {
+  for (std::uint32_t n : testing::kRankCounts)
+    for (std::uint64_t bytes : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{1000}, std::uint64_t{1} << 20}) {
+      const VerifyReport report = generate_and_verify(spec_of(Collective::Allreduce, "ring", n, bytes));
+      EXPECT_TRUE(report.ok) << "n=" << n << " bytes=" << bytes << ": " << report.error;
+    }
+}
+
+TEST(RingAllreduce, SendsTwoNMinusOneMessagesOfSOverNPerRank) {
+  for (std::uint32_t n : {2u, 3u, 5u, 8u, 33u}) {
+    const std::uint64_t bytes = std::uint64_t{n} * 4096;
+    CollectiveSpec spec = spec_of(Collective::Allreduce, "ring", n, bytes);
+    spec.protocol = Protocol::Simple;
+    const goal::Schedule s = generate(spec);
+    const testing::RankTraffic t = testing::traffic_of(s);
+    for (goal::RankId r = 0; r < n; ++r) {
+      EXPECT_EQ(t.messages[r], 2u * (n - 1)) << "n=" << n << " rank " << r;
+      EXPECT_EQ(t.bytes[r], 2u * (n - 1) * (bytes / n)) << "n=" << n << " rank " << r;
+    }
+  }
+}
+
+TEST(RingAllreduce, EveryBlockCrossesTwoNMinusOneLinksWhateverTheRounding) {
+  const std::uint32_t n = 7;
+  const std::uint64_t bytes = 1000003;
+  const goal::Schedule s = generate(spec_of(Collective::Allreduce, "ring", n, bytes));
+  std::uint64_t total = 0;
+  for (std::uint64_t b : testing::traffic_of(s).bytes) total += b;
+  EXPECT_EQ(total, 2u * (n - 1) * bytes);
+}
+
+TEST(RingAllreduce, ChannelsAndChunksMultiplyTheMessages) {
+  CollectiveSpec spec = spec_of(Collective::Allreduce, "ring", 4, 4 * 3 * 2 * 1024);
+  spec.channels = 3;
+  spec.chunk_bytes = 1024;  // 2 pipeline steps per channel
+  const AnnotatedSchedule a = generate_annotated(spec);
+  EXPECT_EQ(a.plan.slices, 3u * 2 * 4);
+  const testing::RankTraffic t = testing::traffic_of(a.schedule);
+  EXPECT_EQ(t.messages[0], 2u * 3 * 3 * 2);
+  const VerifyReport report = verify(a);
+  EXPECT_TRUE(report.ok) << report.error;
+  // Channel c runs on cpu c with tag c.
+  const goal::RankOps ops = a.schedule.rank(1);
+  for (goal::LocalOp i = 0; i < ops.num_ops(); ++i)
+    if (ops.kind(i) != goal::OpKind::Calc) {
+      EXPECT_EQ(ops.tag(i), ops.cpu(i));
+    }
+}
+
+TEST(RingAllreduce, ProtocolScalesWireBytes) {
+  CollectiveSpec spec = spec_of(Collective::Allreduce, "ring", 4, 4 * 1200);
+  spec.protocol = Protocol::LL128;
+  const goal::Schedule s = generate(spec);
+  EXPECT_EQ(testing::traffic_of(s).bytes[0], 6u * 1280);  // 1200 data bytes = 10 lines of 128
+  spec.protocol = Protocol::LL;
+  EXPECT_EQ(testing::traffic_of(generate(spec)).bytes[0], 6u * 2400);
+}
+
+TEST(RingAllreduce, RunsOnAnySubsetOfTheSchedulesRanks) {
+  CollectiveSpec spec = spec_of(Collective::Allreduce, "ring", 10, 3000);
+  spec.group = {5, 2, 7};
+  const AnnotatedSchedule a = generate_annotated(spec);
+  EXPECT_EQ(a.schedule.num_ranks(), 10u);
+  EXPECT_EQ(a.schedule.rank(0).num_ops(), 0u);
+  const goal::RankOps r5 = a.schedule.rank(5);
+  for (goal::LocalOp i = 0; i < r5.num_ops(); ++i) {
+    if (r5.kind(i) == goal::OpKind::Send) {
+      EXPECT_EQ(r5.peer(i), 2u);  // member 0 sends to member 1
+    }
+    if (r5.kind(i) == goal::OpKind::Recv) {
+      EXPECT_EQ(r5.peer(i), 7u);
+    }
+  }
+  const VerifyReport report = verify(a);
+  EXPECT_TRUE(report.ok) << report.error;
+}
+
+TEST(RankEmitter, BoundsMessagesInFlightPerConnection) {
+  CollectiveSpec spec = spec_of(Collective::Allreduce, "ring", 3, 3 * 8 * 100);
+  spec.chunk_bytes = 100;  // 8 pipeline steps
+  spec.max_in_flight = 2;
+  spec.step_ns = 0;
+  spec.launch_ns = 0;
+  spec.reduce_bytes_per_ns = 0;
+  const goal::Schedule s = generate(spec);
+  const goal::RankOps ops = s.rank(0);
+  std::vector<goal::LocalOp> sends;
+  for (goal::LocalOp i = 0; i < ops.num_ops(); ++i)
+    if (ops.kind(i) == goal::OpKind::Send) sends.push_back(i);
+  ASSERT_GT(sends.size(), 4u);
+  for (std::size_t k = 2; k < sends.size(); ++k) {
+    const auto req = ops.requires_of(sends[k]);
+    EXPECT_NE(std::find(req.begin(), req.end(), sends[k - 2]), req.end()) << "send " << k;
+    const auto ireq = ops.irequires_of(sends[k]);
+    EXPECT_NE(std::find(ireq.begin(), ireq.end(), sends[k - 1]), ireq.end()) << "send " << k;
+  }
+}
+
+TEST(RankEmitter, ChainsCollectivesThroughEntryAndExitOps) {
+  const Plan plan = make_plan(spec_of(Collective::Allreduce, "ring", 4, 4096));
+  goal::ScheduleBuilder builder(4);
+  builder.begin_rank(0);
+  BuilderSink sink(builder);
+  const goal::LocalOp compute = builder.add(goal::Op::calc(1000));
+  const std::vector<goal::LocalOp> first = emit_member(plan, 0, sink, std::vector<goal::LocalOp>{compute});
+  ASSERT_FALSE(first.empty());
+  const std::vector<goal::LocalOp> second = emit_member(plan, 0, sink, first);
+  ASSERT_FALSE(second.empty());
+  builder.end_rank();
+  for (goal::RankId r = 1; r < 4; ++r) {
+    builder.begin_rank(r);
+    builder.end_rank();
+  }
+  const goal::Schedule s = builder.finish();
+  // The launch calc of the second collective waits for every exit of the first.
+  const goal::LocalOp launch = first.back() + 1;
+  EXPECT_EQ(s.rank(0).kind(launch), goal::OpKind::Calc);
+  const auto req = s.rank(0).requires_of(launch);
+  EXPECT_EQ(std::vector<std::uint32_t>(req.begin(), req.end()), first);
+  for (goal::LocalOp e : second) EXPECT_GT(e, launch);
+}
+
+// --- deliberately broken schedules ------------------------------------------------------
+
+class BrokenRing : public ::testing::Test {
+ protected:
+  Plan plan = make_plan(spec_of(Collective::Allreduce, "ring", 4, 4 * 1024));
+  goal::Schedule good = generate(plan);
+};
+
+TEST_F(BrokenRing, ADroppedStepShiftsTheMessagesThatFollow) {
+  const goal::LocalOp victim = testing::nth_op(good, 2, goal::OpKind::Send, 3);
+  const VerifyReport r = verify(testing::tampered(plan, 2, victim, [](goal::Op& op, Payload& p, auto& units) {
+    op = goal::Op::calc(0);
+    p = Payload{};
+    units.clear();
+  }));
+  ASSERT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("rank 3 op"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("expects chunk 3"), std::string::npos) << r.error;
+}
+
+TEST_F(BrokenRing, ADroppedLastStepLeavesAReceiveUnmatched) {
+  const goal::LocalOp victim = testing::nth_op(good, 2, goal::OpKind::Send, 5);
+  const VerifyReport r = verify(testing::tampered(plan, 2, victim, [](goal::Op& op, Payload& p, auto& units) {
+    op = goal::Op::calc(0);
+    p = Payload{};
+    units.clear();
+  }));
+  ASSERT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("rank 3"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("never matched"), std::string::npos) << r.error;
+}
+
+TEST_F(BrokenRing, AWrongPeerIsNamed) {
+  const goal::LocalOp victim = testing::nth_op(good, 1, goal::OpKind::Send, 0);
+  const VerifyReport r = verify(testing::tampered(plan, 1, victim, [](goal::Op& op, Payload&, auto&) { op.peer = 3; }));
+  ASSERT_FALSE(r.ok);
+  // Rank 2 then receives rank 1's next message in place of the one that went astray.
+  EXPECT_NE(r.error.find("rank 2 op"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("expects chunk 1"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("carries chunk 0"), std::string::npos) << r.error;
+}
+
+TEST_F(BrokenRing, ADoubleCountIsCaughtWithTheChunkAndContributor) {
+  // The first allgather-phase receive of rank 0 reduces instead of copying.
+  const goal::LocalOp victim = testing::nth_op(good, 0, goal::OpKind::Recv, 3);
+  const VerifyReport r = verify(testing::tampered(plan, 0, victim, [](goal::Op&, Payload& p, auto&) {
+    p.action = DataAction::Reduce;
+  }));
+  ASSERT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("rank 0 op"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("chunk 0"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("twice"), std::string::npos) << r.error;
+}
+
+TEST_F(BrokenRing, ACopyThatShouldReduceLosesContributions) {
+  const goal::LocalOp victim = testing::nth_op(good, 0, goal::OpKind::Recv, 1);
+  const VerifyReport r = verify(testing::tampered(plan, 0, victim, [](goal::Op&, Payload& p, auto&) {
+    p.action = DataAction::Copy;
+  }));
+  ASSERT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("is missing"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("contribution of rank 0"), std::string::npos) << r.error;
+}
+
+TEST_F(BrokenRing, ASizeMismatchIsCaught) {
+  const goal::LocalOp victim = testing::nth_op(good, 2, goal::OpKind::Recv, 0);
+  const VerifyReport r = verify(testing::tampered(plan, 2, victim, [](goal::Op& op, Payload&, auto&) { op.size += 1; }));
+  ASSERT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("sizes differ"), std::string::npos) << r.error;
+}
+
+TEST_F(BrokenRing, SendingDataNotYetHeldIsCaught) {
+  // Rank 1's first send claims the chunk it will only receive later.
+  const goal::LocalOp victim = testing::nth_op(good, 1, goal::OpKind::Send, 0);
+  const VerifyReport r = verify(testing::tampered(plan, 1, victim, [](goal::Op&, Payload&, auto& units) {
+    units = {UnitRange{0, 2}};
+  }));
+  ASSERT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("rank 1"), std::string::npos) << r.error;
+}
+
+TEST(Verifier, RefusesStatesAboveTheLimit) {
+  VerifyLimits limits;
+  limits.max_state_bytes = 1024;
+  const VerifyReport r = verify(generate_annotated(spec_of(Collective::Allreduce, "ring", 64, 1 << 20)), limits);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("above the limit"), std::string::npos);
+}
+
+TEST(Tuning, PicksLowLatencyProtocolsForSmallAndSimpleForLargeMessages) {
+  CollectiveSpec spec = spec_of(Collective::Allreduce, "auto", 8, 8);
+  spec.ranks_per_node = 8;
+  spec.channels = 8;
+  EXPECT_EQ(make_plan(spec).protocol, Protocol::LL);
+  spec.bytes = std::uint64_t{1} << 30;
+  EXPECT_EQ(make_plan(spec).protocol, Protocol::Simple);
+  spec.protocol = Protocol::LL128;  // a fixed protocol is kept
+  EXPECT_EQ(make_plan(spec).protocol, Protocol::LL128);
+}
+
+}  // namespace
+}  // namespace collsim::coll
