@@ -479,7 +479,7 @@ class AbstractRun {
   std::map<std::tuple<goal::RankId, goal::RankId, std::uint32_t>, Connection> connections_;
 };
 
-void count_traffic(const goal::Schedule& s, VerifyReport& report) {
+void add_traffic(const goal::Schedule& s, VerifyReport& report) {
   report.ops = s.num_ops();
   for (goal::RankId r = 0; r < s.num_ranks(); ++r) {
     const goal::RankOps ops = s.rank(r);
@@ -498,9 +498,14 @@ void count_traffic(const goal::Schedule& s, VerifyReport& report) {
 
 }  // namespace
 
-VerifyReport verify(const AnnotatedSchedule& annotated, const VerifyLimits& limits) {
+VerifyReport count_traffic(const goal::Schedule& schedule) {
   VerifyReport report;
-  count_traffic(annotated.schedule, report);
+  add_traffic(schedule, report);
+  return report;
+}
+
+VerifyReport verify(const AnnotatedSchedule& annotated, const VerifyLimits& limits) {
+  VerifyReport report = count_traffic(annotated.schedule);
   const Plan& plan = annotated.plan;
   const UnitLayout layout(plan);
   const long double state = static_cast<long double>(plan.n) * static_cast<long double>(layout.num_units()) *

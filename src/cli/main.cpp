@@ -7,6 +7,7 @@
 #include "collsim/common/input_error.hpp"
 #include "bench_command.hpp"
 #include "flows_command.hpp"
+#include "gen_command.hpp"
 #include "goal_command.hpp"
 #include "topo_command.hpp"
 
@@ -19,6 +20,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", COLLSIM_VERSION);
   app.require_subcommand(1);
   collsim::cli::add_goal_command(app);
+  collsim::cli::add_gen_command(app);
   collsim::cli::add_bench_command(app);
   collsim::cli::add_topo_command(app);
   collsim::cli::add_flows_command(app);

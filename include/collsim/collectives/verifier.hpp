@@ -32,4 +32,7 @@ struct VerifyLimits {
 
 VerifyReport verify(const AnnotatedSchedule& annotated, const VerifyLimits& limits = {});
 
+// Only the traffic fields (messages, bytes, ops), without running anything.
+VerifyReport count_traffic(const goal::Schedule& schedule);
+
 }  // namespace collsim::coll
