@@ -177,8 +177,8 @@ std::map<std::string, std::string> fabric_param_values(const FabricParams& param
 void validate(const FabricParams& p) {
   auto fail = [](const std::string& why) { throw std::invalid_argument("fabric parameters: " + why); };
   if (p.mtu_bytes == 0) fail("mtu_bytes must be positive");
-  if (p.mtu_bytes + p.header_bytes > 65535u * 16) fail("mtu_bytes + header_bytes is implausibly large");
-  if (p.ack_bytes == 0) fail("ack_bytes must be positive");
+  if (p.mtu_bytes + p.header_bytes > 65535u) fail("mtu_bytes + header_bytes must fit 65535 bytes (a jumbo frame is 9000)");
+  if (p.ack_bytes == 0 || p.ack_bytes > 65535u) fail("ack_bytes must be 1..65535");
   if (p.pfc_xon_bytes > p.pfc_xoff_bytes) fail("pfc_xon_bytes must not exceed pfc_xoff_bytes");
   if (p.ecn_kmin_bytes > p.ecn_kmax_bytes) fail("ecn_kmin_bytes must not exceed ecn_kmax_bytes");
   if (!(p.ecn_pmax >= 0 && p.ecn_pmax <= 1)) fail("ecn_pmax must be within [0, 1]");

@@ -31,7 +31,8 @@ std::uint16_t Host::port_toward(HostIndex dst, std::uint64_t salt) const {
   return candidates[mix(mix(ctx_.params.seed, salt), dst) % candidates.size()];
 }
 
-FlowId Host::start_flow(HostIndex dst, std::uint64_t bytes, std::uint8_t priority) {
+FlowId Host::start_flow(HostIndex dst, std::uint64_t bytes, std::uint8_t priority, FlowLabel label,
+                        std::uint32_t nic) {
   if (dst == index_) throw std::invalid_argument("host " + std::to_string(index_) + " cannot send a flow to itself");
   if (dst >= ctx_.topology.num_hosts())
     throw std::invalid_argument("flow to host " + std::to_string(dst) + ", but the topology has " +
@@ -48,7 +49,8 @@ FlowId Host::start_flow(HostIndex dst, std::uint64_t bytes, std::uint8_t priorit
   f.packets = static_cast<std::uint32_t>(bytes == 0 ? 1 : (bytes + mtu - 1) / mtu);
   f.priority = priority;
   f.entropy = static_cast<std::uint32_t>(mix(mix(ctx_.params.seed, index_), id));
-  f.port = port_toward(dst, f.entropy);
+  f.port = nic == kAnyNic ? port_toward(dst, f.entropy) : static_cast<std::uint16_t>(nic % ports_.size());
+  f.label = label;
   f.start = now();
   f.next_send = now();
   f.last_progress = now();
@@ -138,8 +140,10 @@ void Host::send_data(Sender& f) {
   p.dst = f.dst;
   p.seq = seq;
   const std::uint64_t offset = std::uint64_t{seq} * fp.mtu_bytes;
-  p.bytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(fp.mtu_bytes, f.bytes - std::min(offset, f.bytes)));
-  p.wire_bytes = p.bytes + fp.header_bytes;
+  p.bytes = static_cast<std::uint16_t>(std::min<std::uint64_t>(fp.mtu_bytes, f.bytes - std::min(offset, f.bytes)));
+  p.wire_bytes = static_cast<std::uint16_t>(p.bytes + fp.header_bytes);
+  p.app_op = f.label.op;
+  p.app_info = f.label.info;
   p.priority = f.priority;
   p.entropy = fp.routing == RoutingMode::Spray ? static_cast<std::uint32_t>(mix(f.entropy, seq)) : f.entropy;
   if (fp.ecn) p.flags |= packet_flag::kEcnCapable;
@@ -163,7 +167,7 @@ void Host::send_control(HostIndex to, Packet p) {
   p.src = index_;
   p.dst = to;
   p.priority = kControlPriority;
-  p.wire_bytes = ctx_.params.ack_bytes;
+  p.wire_bytes = static_cast<std::uint16_t>(ctx_.params.ack_bytes);
   p.entropy = static_cast<std::uint32_t>(mix(ctx_.params.seed ^ 0xac, receiver_key(to, p.flow)));
   const std::uint16_t port = port_toward(to, p.entropy);
   nic_[port].control.push_back(p);
@@ -202,7 +206,10 @@ void Host::receive_data(const Packet& p) {
     send_ack(p, r.total);  // a late duplicate of a complete flow: acknowledge it all again
     return;
   }
-  if (r.count == 0 && r.got.empty()) r.first = now();
+  if (r.count == 0 && r.got.empty()) {
+    r.first = now();
+    r.label = FlowLabel{p.app_op, p.app_info};
+  }
   if (p.flags & packet_flag::kEcnMarked) ++stats_.ecn_marked_received;
   if (p.flags & packet_flag::kLast) r.total = p.seq + 1;
   const std::size_t word = p.seq / 64;
@@ -245,7 +252,7 @@ void Host::receive_data(const Packet& p) {
     r.delivered = true;
     ++stats_.flows_delivered;
     stats_.bytes_delivered += r.bytes;
-    FlowEnd end{p.src, index_, p.flow, r.bytes, r.first, now(), 0};
+    FlowEnd end{p.src, index_, p.flow, r.bytes, r.first, now(), 0, r.label};
     r.got.clear();
     r.got.shrink_to_fit();
     if (app_) app_->on_delivered(*this, end);
@@ -272,7 +279,7 @@ void Host::receive_ack(const Packet& p) {
     ++f.rto_generation;
     ++f.cc_generation;
     ++stats_.flows_acked;
-    if (app_) app_->on_acked(*this, FlowEnd{index_, f.dst, f.id, f.bytes, f.start, now(), f.retransmits});
+    if (app_) app_->on_acked(*this, FlowEnd{index_, f.dst, f.id, f.bytes, f.start, now(), f.retransmits, f.label});
     return;
   }
   activate(f.id);

@@ -20,6 +20,13 @@ namespace collsim::net {
 
 class Host;
 
+// Two words an application attaches to a flow; they travel in its data packets, so the
+// receiver learns them whichever rank simulates the sender.
+struct FlowLabel {
+  std::uint32_t op = 0;
+  std::uint16_t info = 0;
+};
+
 struct FlowEnd {
   HostIndex src = 0;
   HostIndex dst = 0;
@@ -28,6 +35,7 @@ struct FlowEnd {
   pdes::SimTime start;    // sender: start_flow(); receiver: first packet's arrival
   pdes::SimTime end;      // receiver: last byte arrived; sender: last byte acknowledged
   std::uint64_t retransmits = 0;  // sender only
+  FlowLabel label;                // what the sender attached to the flow
 };
 
 class HostApp {
@@ -78,6 +86,7 @@ struct Sender {
   std::uint8_t priority = 0;
   bool active = false;             // in its port's turn list
   bool done = false;
+  FlowLabel label;
   std::uint32_t entropy = 0;
   pdes::SimTime start;
   pdes::SimTime next_send;         // pacing
@@ -99,6 +108,7 @@ struct Receiver {
   std::uint32_t since_ack = 0;
   std::uint32_t nacked = 0xFFFFFFFFu;  // `expected` at the last NACK
   std::uint64_t bytes = 0;
+  FlowLabel label;
   pdes::SimTime first;
   pdes::SimTime last_cnp = pdes::SimTime::ps(-1);
   bool delivered = false;
@@ -114,7 +124,12 @@ class Host final : public Device {
   // For the application.
   HostIndex index() const { return index_; }
   pdes::SimTime time() const { return now(); }
-  FlowId start_flow(HostIndex dst, std::uint64_t bytes, std::uint8_t priority = 0);
+  // `nic`: which of the host's ports to use (modulo their number), or kAnyNic to let the
+  // routing choose as for any flow.
+  static constexpr std::uint32_t kAnyNic = 0xFFFFFFFFu;
+  FlowId start_flow(HostIndex dst, std::uint64_t bytes, std::uint8_t priority = 0, FlowLabel label = {},
+                    std::uint32_t nic = kAnyNic);
+  std::size_t num_nics() const { return ports_.size(); }
   void set_timer(pdes::SimTime delay, std::uint64_t cookie);
   HostApp& app() { return *app_; }
 

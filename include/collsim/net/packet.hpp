@@ -32,8 +32,8 @@ struct Packet {
   HostIndex src = 0;
   HostIndex dst = 0;
   std::uint32_t seq = 0;
-  std::uint32_t bytes = 0;       // payload
-  std::uint32_t wire_bytes = 0;  // payload + headers: what occupies links and buffers
+  std::uint16_t bytes = 0;       // payload (mtu_bytes + header_bytes fit 16 bits)
+  std::uint16_t wire_bytes = 0;  // payload + headers: what occupies links and buffers
   PacketKind kind = PacketKind::Data;
   std::uint8_t flags = 0;
   std::uint8_t priority = 0;     // traffic class, 0 = highest
@@ -41,6 +41,8 @@ struct Packet {
   std::uint32_t entropy = 0;     // hashed by ECMP; per flow, or per packet when spraying
   std::uint32_t via = 0;         // Valiant/UGAL: intermediate router + 1, 0 = none
   std::uint16_t in_port = 0;     // set by the sending port: the receiver's port it arrives on
+  std::uint16_t app_info = 0;    // for the application above the transport (see Host::start_flow)
+  std::uint32_t app_op = 0;      // likewise: data packets carry their flow's two words
   pdes::SimTime sent;            // when its sender put it on the wire (echoed by ACKs)
 };
 static_assert(sizeof(Packet) == 48);
