@@ -2,8 +2,12 @@
 
 namespace collsim::coll {
 
+extern const Algorithm kBroadcastBinomialTree;
+extern const Algorithm kBroadcastPipelinedChain;
+extern const Algorithm kReduceBinomialTree;
 
-
-std::vector<const Algorithm*> rooted_algorithms() { return {}; }
+std::vector<const Algorithm*> rooted_algorithms() {
+  return {&kBroadcastBinomialTree, &kBroadcastPipelinedChain, &kReduceBinomialTree};
+}
 
 }  // namespace collsim::coll

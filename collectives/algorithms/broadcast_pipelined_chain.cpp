@@ -1,0 +1,32 @@
+// NCCL's ring broadcast: a chain root -> root+1 -> ... -> root+n-1 with the data cut into
+// chunks; every rank forwards a chunk to its successor as soon as it has received it, and the
+// last rank only receives. n-1 links each carry the whole buffer once.
+
+#include "algorithms/rooted_schedule.hpp"
+#include "collsim/collectives/algorithm.hpp"
+
+namespace collsim::coll {
+namespace {
+
+void emit(RankEmitter& out) {
+  const Plan& plan = out.plan();
+  const std::uint32_t n = out.n();
+  if (n == 1) return;
+  const std::uint32_t v = relative_rank(plan, out.me());
+  const std::uint64_t steps = rooted_pipeline_steps(plan);
+  for (std::uint64_t s = 0; s < steps; ++s)
+    for (std::uint32_t c = 0; c < plan.channels; ++c) {
+      const std::uint64_t slice = std::uint64_t{c} * steps + s;
+      const UnitRange units{slice, slice + 1};
+      const goal::LocalOp have = v == 0 ? kNoOp : out.recv(member_of(plan, v - 1), c, units, DataAction::Copy);
+      if (v + 1 < n) out.send(member_of(plan, v + 1), c, units, have);
+    }
+}
+
+}  // namespace
+
+extern const Algorithm kBroadcastPipelinedChain{
+    "pipelined_chain", Collective::Broadcast,
+    "NCCL ring broadcast: a chain from the root, pipelined in chunks", rooted_slices, emit};
+
+}  // namespace collsim::coll

@@ -1,0 +1,45 @@
+#pragma once
+// Shared by the rooted algorithms (broadcast, reduce): ranks relative to the root, the
+// binomial tree over them, and pipelining in chunks.
+
+#include <cstdint>
+#include <vector>
+
+#include "collsim/collectives/spec.hpp"
+
+namespace collsim::coll {
+
+// Relative rank v is group member (v + root) % n, so the root is always 0.
+inline std::uint32_t relative_rank(const Plan& plan, std::uint32_t member) {
+  return static_cast<std::uint32_t>((std::uint64_t{member} + plan.n - plan.root) % plan.n);
+}
+inline std::uint32_t member_of(const Plan& plan, std::uint32_t relative) {
+  return static_cast<std::uint32_t>((std::uint64_t{relative} + plan.root) % plan.n);
+}
+
+// Pipeline steps per channel: no message carries more than the plan's chunk.
+inline std::uint64_t rooted_pipeline_steps(const Plan& plan) { return plan.pipeline_steps(plan.bytes); }
+// Channel c owns the consecutive slices [c * steps, (c + 1) * steps).
+inline std::uint64_t rooted_slices(const Plan& plan) {
+  return std::uint64_t{plan.channels} * rooted_pipeline_steps(plan);
+}
+
+// MPICH's binomial tree: relative rank v > 0 hangs below v - lowbit(v) and owns the subtree
+// [v, v + lowbit(v)); the root owns everything. Any n works: subtrees are cut off at n.
+inline std::uint32_t binomial_parent(std::uint32_t v) { return v & (v - 1); }
+
+// v's children, largest subtree first (the order the broadcast sends in).
+inline std::vector<std::uint32_t> binomial_children(std::uint32_t v, std::uint32_t n) {
+  std::uint64_t span = 1;
+  if (v == 0) {
+    while (span < n) span <<= 1;
+  } else {
+    span = v & (~v + 1);
+  }
+  std::vector<std::uint32_t> children;
+  for (std::uint64_t step = span >> 1; step > 0; step >>= 1)
+    if (v + step < n) children.push_back(static_cast<std::uint32_t>(v + step));
+  return children;
+}
+
+}  // namespace collsim::coll
