@@ -1,0 +1,51 @@
+#pragma once
+// What running a GOAL schedule produces, whatever the network model, and the host costs of
+// the packet mode.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "collsim/goal/op.hpp"
+
+namespace collsim::exec {
+
+// Costs at the end hosts in packet mode (the network's own costs come from the fabric).
+// LogGOPS's o and O: a send or a matched receive of s bytes keeps its cpu busy for
+// o + (s-1)*O. Messages above the eager limit S go by rendezvous: a request of
+// control_bytes travels to the receiver, which answers clear-to-send once a receive matches,
+// and only then the data flows.
+struct PacketHostParams {
+  std::int64_t o_ns = 0;
+  double O_ns_per_byte = 0.0;
+  std::uint64_t eager_limit_bytes = 65535;
+  std::uint64_t control_bytes = 64;
+};
+
+struct OpTime {
+  goal::RankId rank;
+  goal::LocalOp op;
+  std::int64_t start_ps;
+  std::int64_t end_ps;
+};
+
+struct RunResult {
+  bool complete = true;               // every op finished and no message is left over
+  std::int64_t makespan_ps = 0;
+  std::vector<std::int64_t> rank_finish_ps;  // per rank: when its last op finished
+  std::uint64_t ops_total = 0;
+  std::uint64_t ops_completed = 0;
+  std::uint64_t messages = 0;         // sends completed
+  std::uint64_t bytes = 0;            // bytes of the completed sends
+  std::uint64_t events = 0;
+  double wall_s = 0;
+  double events_per_s = 0;
+  std::vector<std::string> blocked;   // one line per op that never finished
+  std::vector<std::string> unmatched; // one line per message nobody received
+  std::vector<OpTime> op_times;       // when asked for, ordered by rank and op
+};
+
+// "op 12 (send 1024 b to 3 tag 0 cpu 0 nic 0)"
+std::string describe_op(goal::LocalOp index, const goal::Op& op);
+
+}  // namespace collsim::exec

@@ -1,0 +1,23 @@
+#include "collsim/exec/execution.hpp"
+
+namespace collsim::exec {
+
+std::string describe_op(goal::LocalOp index, const goal::Op& op) {
+  auto peer = [](std::uint32_t p) { return p == goal::kAnySource ? std::string("any") : std::to_string(p); };
+  auto tag = [](std::uint32_t t) { return t == goal::kAnyTag ? std::string("any") : std::to_string(t); };
+  std::string text = "op " + std::to_string(index) + " (";
+  switch (op.kind) {
+    case goal::OpKind::Send:
+      text += "send " + std::to_string(op.size) + " b to " + peer(op.peer) + " tag " + tag(op.tag);
+      break;
+    case goal::OpKind::Recv:
+      text += "recv " + std::to_string(op.size) + " b from " + peer(op.peer) + " tag " + tag(op.tag);
+      break;
+    case goal::OpKind::Calc: text += "calc " + std::to_string(op.size); break;
+  }
+  text += " cpu " + std::to_string(op.cpu);
+  if (op.kind != goal::OpKind::Calc) text += " nic " + std::to_string(op.nic);
+  return text + ")";
+}
+
+}  // namespace collsim::exec

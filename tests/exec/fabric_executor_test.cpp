@@ -1,0 +1,190 @@
+// GOAL on the packet fabric, against times derived by hand from the fabric's closed forms
+// (see tests/net/single_flow_test.cpp): over a star of 100 Gb/s links of 1 us, a message
+// of s bytes arrives after 2 us + (first packet + all packets) x 80 ps per wire byte.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "collsim/exec/fabric_executor.hpp"
+#include "collsim/goal/schedule_builder.hpp"
+#include "collsim/goal/schedule_file.hpp"
+#include "collsim/pdes/transport.hpp"
+
+namespace collsim::exec {
+namespace {
+
+constexpr std::int64_t kPsPerByte = 80;
+constexpr std::int64_t kLinkPs = 1'000'000;
+
+topo::Topology star(std::uint32_t hosts) {
+  topo::Topology t;
+  std::vector<topo::NodeId> h;
+  for (std::uint32_t i = 0; i < hosts; ++i) h.push_back(t.add_node("h" + std::to_string(i), topo::NodeKind::Host));
+  const topo::NodeId s = t.add_node("s", topo::NodeKind::Switch);
+  for (topo::NodeId host : h) t.add_link(host, s, Bandwidth::gbps(100), pdes::SimTime::ns(1000));
+  return t;
+}
+
+// Wire bytes of a flow of `bytes`: 4096-byte packets plus 64 bytes of header each.
+std::int64_t wire(std::int64_t bytes) {
+  const std::int64_t packets = bytes == 0 ? 1 : (bytes + 4095) / 4096;
+  return bytes + 64 * packets;
+}
+std::int64_t one_way(std::int64_t bytes) {
+  return 2 * kLinkPs + (wire(std::min<std::int64_t>(bytes, 4096)) + wire(bytes)) * kPsPerByte;
+}
+std::int64_t ack_one_way() { return 2 * kLinkPs + 2 * 64 * kPsPerByte; }
+// A host answers the last packet of a flow with an ACK at the instant it is delivered; a
+// flow it starts in reply queues behind that 64-byte ACK (control packets go first).
+constexpr std::int64_t kBehindAck = 64 * kPsPerByte;
+
+RunResult run(const goal::Schedule& s, std::uint32_t hosts, PacketHostParams host = {}, bool times = false) {
+  auto transport = pdes::make_local_transport();
+  const topo::Topology t = star(hosts);
+  FabricRunOptions options;
+  options.record_op_times = times;
+  return run_on_fabric(t, net::FabricParams{}, *transport, net::FabricOptions{}, s,
+                       make_placement(PlacementMethod::Linear, s.num_ranks(), hosts), host, options)
+      .result;
+}
+
+goal::Schedule ping_pong(std::uint64_t bytes) {
+  goal::ScheduleBuilder b(2);
+  b.begin_rank(0);
+  const auto s0 = b.add(goal::Op::send(bytes, 1));
+  const auto r0 = b.add(goal::Op::recv(bytes, 1));
+  b.add_requires(r0, s0);
+  b.end_rank();
+  b.begin_rank(1);
+  const auto r1 = b.add(goal::Op::recv(bytes, 0));
+  const auto s1 = b.add(goal::Op::send(bytes, 0));
+  b.add_requires(s1, r1);
+  b.end_rank();
+  return b.finish();
+}
+
+TEST(FabricExecutor, PingPongTakesTwoOneWayTimes) {
+  const RunResult r = run(ping_pong(10000), 2, PacketHostParams{}, true);
+  ASSERT_TRUE(r.complete);
+  // Rank 0's receive ends the exchange; its send finished when the first message was acked.
+  EXPECT_EQ(one_way(10000), 3'148'160);
+  EXPECT_EQ(r.rank_finish_ps[0], 2 * one_way(10000) + kBehindAck);
+  // Rank 1's send finishes when its data is acknowledged.
+  EXPECT_EQ(r.rank_finish_ps[1], 2 * one_way(10000) + kBehindAck + ack_one_way());
+  EXPECT_EQ(r.makespan_ps, r.rank_finish_ps[1]);
+  EXPECT_EQ(r.ops_completed, 4u);
+  EXPECT_EQ(r.messages, 2u);
+  EXPECT_EQ(r.bytes, 20000u);
+  ASSERT_EQ(r.op_times.size(), 4u);
+  EXPECT_EQ(r.op_times[0].end_ps, one_way(10000) + ack_one_way());  // rank 0's send
+  EXPECT_EQ(r.op_times[2].end_ps, one_way(10000));                  // rank 1's receive
+}
+
+TEST(FabricExecutor, RendezvousAddsARequestAndAClearToSend) {
+  PacketHostParams host;
+  host.eager_limit_bytes = 0;
+  const RunResult r = run(ping_pong(10000), 2, host);
+  ASSERT_TRUE(r.complete);
+  const std::int64_t control = one_way(64);  // 64-byte request or clear-to-send
+  EXPECT_EQ(control, 2'020'480);
+  // Every flow but the first starts as its host acknowledges the flow it answers: the
+  // clear-to-send and the data of the first message, all three flows of the second.
+  EXPECT_EQ(r.rank_finish_ps[0], 2 * (2 * control + one_way(10000)) + 5 * kBehindAck);
+}
+
+TEST(FabricExecutor, HostOverheadsChargeTheCpu) {
+  PacketHostParams host;
+  host.o_ns = 1000;
+  host.O_ns_per_byte = 0.5;
+  const RunResult r = run(ping_pong(10000), 2, host);
+  const std::int64_t overhead = 1'000'000 + 9999 * 500;  // o + (s-1) O
+  // Each message: the sender's overhead, the network, the receiver's overhead.
+  // The reply leaves after the receiver's overhead, when the ACK is long gone.
+  EXPECT_EQ(r.rank_finish_ps[0], 2 * (overhead + one_way(10000) + overhead));
+}
+
+goal::Schedule two_calcs(std::uint8_t cpu_of_second, bool irequires) {
+  goal::ScheduleBuilder b(1);
+  b.begin_rank(0);
+  const auto a = b.add(goal::Op::calc(1000, 0));
+  const auto c = b.add(goal::Op::calc(1000, cpu_of_second));
+  if (irequires) b.add_irequires(c, a);
+  b.end_rank();
+  return b.finish();
+}
+
+TEST(FabricExecutor, CpusAreSequentialResources) {
+  EXPECT_EQ(run(two_calcs(1, false), 1).makespan_ps, 1'000'000);  // two cpus in parallel
+  EXPECT_EQ(run(two_calcs(0, false), 1).makespan_ps, 2'000'000);  // one cpu, one after the other
+  EXPECT_EQ(run(two_calcs(1, true), 1).makespan_ps, 1'000'000);   // irequires: after the start only
+}
+
+TEST(FabricExecutor, RanksOnOneHostExchangeThroughMemory) {
+  goal::ScheduleBuilder b(2);
+  b.begin_rank(0);
+  b.add(goal::Op::calc(500));
+  const auto s = b.add(goal::Op::send(1 << 20, 1));
+  b.add_requires(s, 0);
+  b.end_rank();
+  b.begin_rank(1);
+  b.add(goal::Op::recv(1 << 20, 0));
+  b.end_rank();
+  auto transport = pdes::make_local_transport();
+  const RunResult r = run_on_fabric(star(2), net::FabricParams{}, *transport, net::FabricOptions{}, b.finish(),
+                                    placement_from_hosts({0, 0}, 2), PacketHostParams{})
+                          .result;
+  EXPECT_TRUE(r.complete);
+  EXPECT_EQ(r.makespan_ps, 500'000);
+}
+
+TEST(FabricExecutor, ADeadlockIsReportedOpByOp) {
+  goal::ScheduleBuilder b(2);
+  for (goal::RankId r = 0; r < 2; ++r) {
+    b.begin_rank(r);
+    const auto recv = b.add(goal::Op::recv(100, 1 - r));
+    const auto send = b.add(goal::Op::send(100, 1 - r));
+    b.add_requires(send, recv);
+    b.end_rank();
+  }
+  const RunResult r = run(b.finish(), 2);
+  EXPECT_FALSE(r.complete);
+  ASSERT_EQ(r.blocked.size(), 4u);
+  EXPECT_EQ(r.blocked[0], "rank 0 op 0 (recv 100 b from 1 tag 0 cpu 0 nic 0): posted; no matching message arrived");
+  EXPECT_EQ(r.blocked[1], "rank 0 op 1 (send 100 b to 1 tag 0 cpu 0 nic 0): waits for op 0 to finish");
+  EXPECT_EQ(r.ops_completed, 0u);
+}
+
+TEST(FabricExecutor, AMessageNobodyReceivesIsReported) {
+  goal::ScheduleBuilder b(2);
+  b.begin_rank(0);
+  b.add(goal::Op::send(100, 1, 6));
+  b.end_rank();
+  b.begin_rank(1);
+  b.add(goal::Op::recv(100, 0, 5));
+  b.end_rank();
+  const RunResult r = run(b.finish(), 2);
+  EXPECT_FALSE(r.complete);
+  ASSERT_EQ(r.blocked.size(), 1u);
+  EXPECT_NE(r.blocked[0].find("rank 1 op 0 (recv 100 b from 0 tag 5"), std::string::npos) << r.blocked[0];
+  ASSERT_EQ(r.unmatched.size(), 1u);
+  EXPECT_EQ(r.unmatched[0],
+            "rank 1: message from rank 0 tag 6 (op 0 (send 100 b to 1 tag 6 cpu 0 nic 0) of rank 0) was never received");
+}
+
+TEST(FabricExecutor, RunsTheSharedGoalSamples) {
+  for (const auto& entry : std::filesystem::directory_iterator(COLLSIM_GOAL_EXAMPLES)) {
+    if (entry.path().extension() != ".goal") continue;
+    const goal::Schedule s = goal::load_schedule(entry.path().string());
+    if (s.num_ranks() > 64) continue;  // the 128-rank sample runs in the CLI tests
+    PacketHostParams host;
+    host.o_ns = 1500;
+    const RunResult r = run(s, s.num_ranks(), host);
+    EXPECT_TRUE(r.complete) << entry.path() << ": " << (r.blocked.empty() ? "" : r.blocked[0]);
+    EXPECT_EQ(r.ops_completed, s.num_ops()) << entry.path();
+    EXPECT_GT(r.makespan_ps, 0) << entry.path();
+  }
+}
+
+}  // namespace
+}  // namespace collsim::exec
