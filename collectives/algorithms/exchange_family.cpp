@@ -2,8 +2,14 @@
 
 namespace collsim::coll {
 
+extern const Algorithm kAlltoallDirect;
+extern const Algorithm kAlltoallPairwise;
+extern const Algorithm kAlltoallBruck;
+extern const Algorithm kBarrierDissemination;
+extern const Algorithm kSendrecvDirect;
 
-
-std::vector<const Algorithm*> exchange_algorithms() { return {}; }
+std::vector<const Algorithm*> exchange_algorithms() {
+  return {&kAlltoallDirect, &kAlltoallPairwise, &kAlltoallBruck, &kBarrierDissemination, &kSendrecvDirect};
+}
 
 }  // namespace collsim::coll
