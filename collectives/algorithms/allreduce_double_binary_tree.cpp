@@ -1,0 +1,131 @@
+// Double binary tree allreduce as NCCL builds it (src/graph/trees.cc). Per channel, half of
+// the data is reduced up one binary tree and broadcast back down it, the other half through a
+// second tree in which the leaves of the first are the interior vertices: the mirror image
+// (n-1-r) for even n, the first tree shifted by one rank for odd n. Both halves are cut into
+// pipeline steps of at most a chunk that stream through the trees, so step k goes up while
+// step k-1 comes down. With ranks_per_node = p > 1 the trees span nodes: the first member of
+// every node stands for it in the trees over nodes, and the node's other members hang below
+// it as a chain. Any n works: the trees are defined for every vertex count.
+
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <vector>
+
+#include "collsim/collectives/algorithm.hpp"
+
+namespace collsim::coll {
+namespace {
+
+constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+
+// Where one member sits in one tree; children in the order messages to them are emitted.
+struct TreeLinks {
+  std::uint32_t parent = kNone;
+  std::array<std::uint32_t, 3> children{kNone, kNone, kNone};
+  std::uint32_t num_children = 0;
+  void add_child(std::uint32_t child) {
+    if (child != kNone) children[num_children++] = child;
+  }
+};
+
+// NCCL's binary tree over vertices 0..m-1. A vertex's lowest set bit says how high it sits:
+// odd vertices are leaves, vertex 0 is the root with the single child bit_floor(m-1).
+TreeLinks binary_tree(std::uint32_t m, std::uint32_t v) {
+  TreeLinks links;
+  if (v == 0) {
+    if (m > 1) links.add_child(std::bit_floor(m - 1));
+    return links;
+  }
+  const std::uint64_t bit = v & (~v + 1);
+  const std::uint64_t up = (v ^ bit) | (bit << 1);
+  links.parent = static_cast<std::uint32_t>(up < m ? up : v ^ bit);
+  // The lower child always exists; the upper one moves closer until it is in range.
+  if (bit > 1) links.add_child(static_cast<std::uint32_t>(v - bit / 2));
+  for (std::uint64_t offset = bit / 2; offset > 0; offset /= 2)
+    if (v + offset < m) {
+      links.add_child(static_cast<std::uint32_t>(v + offset));
+      break;
+    }
+  return links;
+}
+
+// Tree 1 of the pair relabels vertices so that tree 0's leaves become its interior.
+std::uint32_t to_tree_vertex(std::uint32_t m, std::uint32_t tree, std::uint32_t x) {
+  if (tree == 0) return x;
+  return m % 2 == 0 ? m - 1 - x : (x + m - 1) % m;
+}
+std::uint32_t from_tree_vertex(std::uint32_t m, std::uint32_t tree, std::uint32_t y) {
+  if (tree == 0 || y == kNone) return y;
+  return m % 2 == 0 ? m - 1 - y : (y + 1) % m;
+}
+
+TreeLinks double_tree(std::uint32_t m, std::uint32_t tree, std::uint32_t x) {
+  const TreeLinks shape = binary_tree(m, to_tree_vertex(m, tree, x));
+  TreeLinks links;
+  links.parent = from_tree_vertex(m, tree, shape.parent);
+  for (std::uint32_t i = 0; i < shape.num_children; ++i) links.add_child(from_tree_vertex(m, tree, shape.children[i]));
+  return links;
+}
+
+// Member `me`'s links in tree `tree` of n members in nodes of p: leaders in the tree over
+// nodes, everyone else in a chain below the leader.
+TreeLinks member_links(std::uint32_t n, std::uint32_t p, std::uint32_t tree, std::uint32_t me) {
+  const std::uint32_t node = me / p, local = me % p, first = node * p;
+  const std::uint32_t node_size = std::min(p, n - first);
+  TreeLinks links;
+  if (local > 0) {
+    links.parent = me - 1;
+    if (local + 1 < node_size) links.add_child(me + 1);
+    return links;
+  }
+  const std::uint32_t nodes = (n + p - 1) / p;
+  const TreeLinks over_nodes = double_tree(nodes, tree, node);
+  if (over_nodes.parent != kNone) links.parent = over_nodes.parent * p;
+  for (std::uint32_t i = 0; i < over_nodes.num_children; ++i) links.add_child(over_nodes.children[i] * p);
+  if (node_size > 1) links.add_child(me + 1);
+  return links;
+}
+
+std::uint64_t pipeline_steps(const Plan& plan) { return plan.pipeline_steps((plan.bytes + 1) / 2); }
+
+// Slice (channel, tree, step): every pipeline step of every tree of every channel its own.
+std::uint64_t slices(const Plan& plan) { return std::uint64_t{plan.channels} * 2 * pipeline_steps(plan); }
+
+void emit(RankEmitter& out) {
+  const Plan& plan = out.plan();
+  const std::uint32_t n = out.n();
+  if (n == 1) return;
+  const std::uint32_t p = std::min(plan.ranks_per_node, n);
+  const std::uint64_t steps = pipeline_steps(plan);
+  const std::array<TreeLinks, 2> trees{member_links(n, p, 0, out.me()), member_links(n, p, 1, out.me())};
+  // Every rank walks (step, channel, tree) in the same order, so each connection carries its
+  // messages in the same order at both ends.
+  for (std::uint64_t s = 0; s < steps; ++s)
+    for (std::uint32_t c = 0; c < plan.channels; ++c)
+      for (std::uint32_t t = 0; t < 2; ++t) {
+        const TreeLinks& links = trees[t];
+        const std::uint64_t slice = (std::uint64_t{c} * 2 + t) * steps + s;
+        const UnitRange data{slice, slice + 1};
+        std::array<goal::LocalOp, 3> reduced{kNoOp, kNoOp, kNoOp};
+        for (std::uint32_t i = 0; i < links.num_children; ++i)
+          reduced[i] = out.recv(links.children[i], c, data, DataAction::Reduce);
+        const Deps subtree_done(std::span<const goal::LocalOp>(reduced.data(), links.num_children));
+        goal::LocalOp result = kNoOp;
+        if (links.parent != kNone) {
+          out.send(links.parent, c, data, subtree_done);
+          result = out.recv(links.parent, c, data, DataAction::Copy);
+        }
+        for (std::uint32_t i = 0; i < links.num_children; ++i)
+          out.send(links.children[i], c, data, links.parent != kNone ? Deps(result) : subtree_done);
+      }
+}
+
+}  // namespace
+
+extern const Algorithm kAllreduceDoubleBinaryTree{
+    "double_binary_tree", Collective::Allreduce,
+    "NCCL double binary tree: half the data reduced up and broadcast down each of two complementary trees, pipelined",
+    slices, emit};
+
+}  // namespace collsim::coll

@@ -1,0 +1,58 @@
+// Recursive doubling allreduce (Thakur, Rabenseifner and Gropp 2005): in round k every rank
+// swaps its whole partial result with the rank 2^k away and reduces, so after log2(n) rounds
+// everyone holds the sum. Each (channel, pipeline step) is an independent instance whose
+// messages are at most a chunk. Every rank sends log2(n) messages of S when n is a power of
+// two.
+
+#include <bit>
+#include <cstdint>
+
+#include "collsim/collectives/algorithm.hpp"
+
+namespace collsim::coll {
+namespace {
+
+std::uint64_t slices(const Plan& plan) { return std::uint64_t{plan.channels} * plan.pipeline_steps(plan.bytes); }
+
+void emit(RankEmitter& out) {
+  const Plan& plan = out.plan();
+  const std::uint32_t n = out.n(), me = out.me();
+  if (n == 1) return;
+  // MPICH's fold for n not a power of two: of the first 2*extra ranks, each even one hands its
+  // data to its odd neighbour, sits the doubling out, and gets the result back at the end.
+  const std::uint32_t pow2 = std::bit_floor(n), extra = n - pow2;
+  const bool folded = me < 2 * extra;
+  const bool sits_out = folded && me % 2 == 0;
+  const std::uint32_t virtual_me = folded ? me / 2 : me - extra;
+  auto real = [extra](std::uint32_t v) { return v < extra ? 2 * v + 1 : v + extra; };
+
+  const std::uint64_t steps = plan.pipeline_steps(plan.bytes);
+  for (std::uint64_t s = 0; s < steps; ++s)
+    for (std::uint32_t c = 0; c < plan.channels; ++c) {
+      const std::uint64_t slice = std::uint64_t{c} * steps + s;
+      const UnitRange data{slice, slice + 1};
+      if (sits_out) {
+        out.send(me + 1, c, data);
+        out.recv(me + 1, c, data, DataAction::Copy);
+        continue;
+      }
+      goal::LocalOp have = folded ? out.recv(me - 1, c, data, DataAction::Reduce) : kNoOp;
+      for (std::uint32_t distance = 1; distance < pow2; distance *= 2) {
+        const std::uint32_t partner = real(virtual_me ^ distance);
+        const goal::LocalOp sent = out.send(partner, c, data, have);
+        // Both partners overwrite what they send, so the partner's data may only land after
+        // ours has left.
+        have = out.recv(partner, c, data, DataAction::Reduce, sent);
+      }
+      if (folded) out.send(me - 1, c, data, have);
+    }
+}
+
+}  // namespace
+
+extern const Algorithm kAllreduceRecursiveDoubling{
+    "recursive_doubling", Collective::Allreduce,
+    "recursive doubling: log2(n) rounds of exchanging and reducing the whole vector (MPICH fold for other n)", slices,
+    emit};
+
+}  // namespace collsim::coll
