@@ -40,14 +40,17 @@ goal::LocalOp RankEmitter::launch(std::uint32_t channel) {
   return op;
 }
 
-goal::LocalOp RankEmitter::add(const goal::Op& op, const Payload& payload, std::uint32_t channel, Deps after) {
-  const goal::LocalOp start = after.empty() ? launch(channel) : kNoOp;
+goal::LocalOp RankEmitter::add(const goal::Op& op, const Payload& payload, std::uint32_t channel, Deps after,
+                               Deps after_start) {
+  const goal::LocalOp start = after.empty() && after_start.empty() ? launch(channel) : kNoOp;
   const goal::LocalOp index = sink_.add(op, payload);
   if (first_ == kNoOp) first_ = index;
   has_dependent_.push_back(0);
   if (start != kNoOp) depend(index, start);
   for (goal::LocalOp dep : after)
     if (dep != kNoOp) depend(index, dep);
+  for (goal::LocalOp dep : after_start)
+    if (dep != kNoOp) sink_.add_irequires(index, dep);
   return index;
 }
 
@@ -94,11 +97,12 @@ goal::LocalOp RankEmitter::send(std::uint32_t to, std::uint32_t channel, UnitRan
 }
 
 goal::LocalOp RankEmitter::recv(std::uint32_t from, std::uint32_t channel, std::span<const UnitRange> units,
-                                DataAction action, Deps after) {
+                                DataAction action, Deps after, Deps after_start) {
   std::uint64_t data = 0;
   for (const UnitRange& r : units) data += layout_.bytes(r);
   Connection& conn = connection(goal::OpKind::Recv, from, channel);
-  const goal::LocalOp op = add(message(goal::OpKind::Recv, from, channel, data), Payload{action, units}, channel, after);
+  const goal::LocalOp op =
+      add(message(goal::OpKind::Recv, from, channel, data), Payload{action, units}, channel, after, after_start);
   if (conn.last != kNoOp) sink_.add_irequires(op, conn.last);
   conn.last = op;
   if (action != DataAction::Reduce || plan_.reduce_bytes_per_ns <= 0.0) return op;
@@ -107,8 +111,8 @@ goal::LocalOp RankEmitter::recv(std::uint32_t from, std::uint32_t channel, std::
 }
 
 goal::LocalOp RankEmitter::recv(std::uint32_t from, std::uint32_t channel, UnitRange units, DataAction action,
-                                Deps after) {
-  return recv(from, channel, std::span<const UnitRange>(&units, 1), action, after);
+                                Deps after, Deps after_start) {
+  return recv(from, channel, std::span<const UnitRange>(&units, 1), action, after, after_start);
 }
 
 goal::LocalOp RankEmitter::calc(std::int64_t ns, std::uint32_t channel, Deps after) {

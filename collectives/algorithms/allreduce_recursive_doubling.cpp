@@ -41,8 +41,8 @@ void emit(RankEmitter& out) {
         const std::uint32_t partner = real(virtual_me ^ distance);
         const goal::LocalOp sent = out.send(partner, c, data, have);
         // Both partners overwrite what they send, so the partner's data may only land after
-        // ours has left.
-        have = out.recv(partner, c, data, DataAction::Reduce, sent);
+        // ours has been read, i.e. our send has started (finished would deadlock a rendezvous).
+        have = out.recv(partner, c, data, DataAction::Reduce, {}, sent);
       }
       if (folded) out.send(me - 1, c, data, have);
     }

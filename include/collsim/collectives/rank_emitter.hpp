@@ -80,9 +80,13 @@ class RankEmitter {
   goal::LocalOp send(std::uint32_t to, std::uint32_t channel, UnitRange units, Deps after = {});
   // The matching receive. Returns the op after which the data is usable: the reduction's
   // calc for DataAction::Reduce (when reductions cost time), else the receive itself.
+  // `after_start`: ops that must have started (not finished) first, e.g. the send of the
+  // data this receive overwrites: waiting for that send to finish would deadlock two
+  // partners exchanging by rendezvous.
   goal::LocalOp recv(std::uint32_t from, std::uint32_t channel, std::span<const UnitRange> units, DataAction action,
-                     Deps after = {});
-  goal::LocalOp recv(std::uint32_t from, std::uint32_t channel, UnitRange units, DataAction action, Deps after = {});
+                     Deps after = {}, Deps after_start = {});
+  goal::LocalOp recv(std::uint32_t from, std::uint32_t channel, UnitRange units, DataAction action, Deps after = {},
+                     Deps after_start = {});
   // Local work on the channel's cpu.
   goal::LocalOp calc(std::int64_t ns, std::uint32_t channel, Deps after = {});
 
@@ -97,7 +101,8 @@ class RankEmitter {
     std::vector<goal::LocalOp> window;      // sends: the last max_in_flight sends, as a ring
     std::uint64_t count = 0;
   };
-  goal::LocalOp add(const goal::Op& op, const Payload& payload, std::uint32_t channel, Deps after);
+  goal::LocalOp add(const goal::Op& op, const Payload& payload, std::uint32_t channel, Deps after,
+                    Deps after_start = {});
   void depend(goal::LocalOp dependent, goal::LocalOp prerequisite);
   goal::LocalOp launch(std::uint32_t channel);
   Connection& connection(goal::OpKind kind, std::uint32_t peer, std::uint32_t channel);
