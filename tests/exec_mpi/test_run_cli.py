@@ -1,0 +1,114 @@
+"""`collsim gen` and `collsim run` as a user types them; `run` gives the same JSON on 1, 2
+and 4 ranks apart from timings and synchronisation statistics."""
+
+import json
+import os
+import subprocess
+import tempfile
+import unittest
+
+COLLSIM = os.environ["COLLSIM"]
+MPIEXEC = os.environ.get("MPIEXEC", "mpirun")
+ROOT = os.environ["COLLSIM_SOURCE_DIR"]
+DATA = os.path.join(ROOT, "tests", "data", "exec")
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+VOLATILE = {"wall_s", "events_per_s", "sim_ranks", "windows", "sync_fraction"}
+LEAF_SPINE = os.path.join(ROOT, "topologies", "leaf_spine_64.yaml")
+
+
+def collsim(*args, ranks=0):
+    cmd = ([MPIEXEC, "--oversubscribe", "-n", str(ranks)] if ranks else []) + [COLLSIM, *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=ENV)
+
+
+class Gen(unittest.TestCase):
+    def test_verify_json_has_the_documented_keys(self):
+        r = collsim("gen", "allreduce", "--algo", "ring", "--ranks", "8", "--bytes", "1MiB", "--verify", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        j = json.loads(r.stdout)
+        self.assertTrue(j["ok"])
+        self.assertEqual(j["collective"], "allreduce")
+        self.assertEqual(j["algorithm"], "ring")
+        self.assertEqual(j["ranks"], 8)
+        # Ring allreduce: 2(n-1) messages of S/n per rank.
+        self.assertEqual(j["messages"], 8 * 14)
+        self.assertEqual(j["bytes_per_rank_max"], 14 * (1 << 20) // 8)
+
+    def test_writes_goal_that_goal_stats_reads_back(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "a2a.goal")
+            r = collsim("gen", "alltoall", "--algo", "pairwise", "--ranks", "5", "--bytes", "5KiB", "-o", path)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            s = json.loads(collsim("goal", "stats", "--json", path).stdout)
+            self.assertEqual(s["num_ranks"], 5)
+            self.assertEqual(s["sends"], 5 * 4)
+
+    def test_unknown_algorithm_lists_the_known_ones(self):
+        r = collsim("gen", "allgather", "--algo", "tree", "--ranks", "4", "--bytes", "1KiB")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("no algorithm 'tree' for allgather (there are: ring, recursive_doubling, bruck", r.stderr)
+
+
+class Run(unittest.TestCase):
+    def result(self, ranks, *args):
+        r = collsim("run", "--json", *args, ranks=ranks)
+        self.assertEqual(r.returncode, 0, f"{args} on {ranks} ranks:\n{r.stderr}")
+        out = json.loads(r.stdout)
+        return {k: v for k, v in out.items() if k not in VOLATILE}
+
+    def test_identical_results_on_1_2_and_4_ranks(self):
+        scenarios = [
+            ("--topology", LEAF_SPINE, "--coll", "allreduce", "--algo", "ring", "--bytes", "1MiB", "--channels", "2"),
+            ("--topology", LEAF_SPINE, "--coll", "alltoall", "--algo", "direct", "--bytes", "256KiB", "--ranks", "16",
+             "--placement", "random"),
+            ("--topology", LEAF_SPINE, "--schedule",
+             os.path.join(ROOT, "goal", "examples", "loggopsim2_binomialtreebcast_128_1024.goal"),
+             "--placement", "packed", "--host-set", "o=1500", "--host-set", "S=0"),
+        ]
+        for args in scenarios:
+            one = self.result(0, *args)
+            self.assertTrue(one["complete"])
+            self.assertEqual(one["ops_completed"], one["ops_total"])
+            self.assertEqual(max(one["rank_finish_ps"]), one["makespan_ps"])
+            for ranks in (1, 2, 4):
+                self.assertEqual(self.result(ranks, *args), one, f"{args} on {ranks} ranks")
+
+    def test_a_deadlock_is_reported_and_fails(self):
+        with tempfile.TemporaryDirectory() as d:
+            summary = os.path.join(d, "s.json")
+            r = collsim("run", "--topology", LEAF_SPINE, "--schedule", os.path.join(DATA, "deadlock.goal"),
+                        "--summary", summary)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn("blocked   rank 0 op 0 (recv 100 b from 1 tag 0 cpu 0 nic 0): posted; no matching message",
+                          r.stderr)
+            self.assertIn("blocked   rank 1 op 1 (send 100 b to 0 tag 0 cpu 0 nic 0): waits for op 0 to finish", r.stderr)
+            with open(summary) as f:
+                s = json.load(f)
+            self.assertFalse(s["complete"])
+            self.assertEqual(len(s["blocked"]), 4)
+
+    def test_a_message_nobody_receives_is_reported(self):
+        r = collsim("run", "--topology", LEAF_SPINE, "--schedule", os.path.join(DATA, "unmatched.goal"), ranks=2)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("unmatched rank 1: message from rank 0 tag 6", r.stderr)
+
+    def test_op_times_in_hdf5(self):
+        try:
+            import h5py
+        except ImportError:
+            self.skipTest("python3-h5py is not installed")
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "ops.h5")
+            r = collsim("run", "--topology", LEAF_SPINE, "--coll", "broadcast", "--algo", "binomial_tree",
+                        "--bytes", "64KiB", "--ranks", "8", "--ops", path, "--json")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            makespan = json.loads(r.stdout)["makespan_ps"]
+            with h5py.File(path) as f:
+                ends = f["ops/end_ps"][:]
+                self.assertEqual(len(ends), len(f["ops/rank"][:]))
+                self.assertEqual(int(ends.max()), makespan)
+                self.assertTrue((f["ops/start_ps"][:] <= ends).all())
+
+
+if __name__ == "__main__":
+    unittest.main()
