@@ -97,6 +97,13 @@ Plan make_plan(const CollectiveSpec& spec) {
     const std::string why = algorithm->unsupported(plan);
     if (!why.empty()) bad(std::string(to_string(plan.collective)) + " " + plan.algorithm + ": " + why);
   }
+  if (algorithm->channels_per_request > 1) {
+    plan.channels *= algorithm->channels_per_request;
+    if (plan.channels > 128 || plan.first_cpu + plan.channels > 256 || plan.tag >= goal::kAnyTag - plan.channels)
+      bad(plan.algorithm + " runs " + std::to_string(algorithm->channels_per_request) +
+          " channels per channel asked for, which leaves too few cpus or tags");
+  }
+  if (spec.chunk_bytes == 0 && algorithm->default_chunk != nullptr) plan.chunk_bytes = algorithm->default_chunk(plan);
   plan.slices = algorithm->slices(plan);
   if (plan.slices < 1) bad("internal: algorithm " + plan.algorithm + " chose no slices");
   const std::uint64_t blocks = plan.blocks_per_slice();

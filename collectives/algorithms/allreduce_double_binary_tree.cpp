@@ -87,10 +87,12 @@ TreeLinks member_links(std::uint32_t n, std::uint32_t p, std::uint32_t tree, std
   return links;
 }
 
-std::uint64_t pipeline_steps(const Plan& plan) { return plan.pipeline_steps((plan.bytes + 1) / 2); }
+// plan.channels counts both trees: channel 2c + t runs tree t of the c-th channel asked for,
+// so half the data goes through each tree.
+std::uint64_t pipeline_steps(const Plan& plan) { return plan.pipeline_steps(plan.bytes); }
 
-// Slice (channel, tree, step): every pipeline step of every tree of every channel its own.
-std::uint64_t slices(const Plan& plan) { return std::uint64_t{plan.channels} * 2 * pipeline_steps(plan); }
+// Slice (channel, step): every pipeline step of every tree of every channel its own.
+std::uint64_t slices(const Plan& plan) { return std::uint64_t{plan.channels} * pipeline_steps(plan); }
 
 void emit(RankEmitter& out) {
   const Plan& plan = out.plan();
@@ -102,10 +104,11 @@ void emit(RankEmitter& out) {
   // Every rank walks (step, channel, tree) in the same order, so each connection carries its
   // messages in the same order at both ends.
   for (std::uint64_t s = 0; s < steps; ++s)
-    for (std::uint32_t c = 0; c < plan.channels; ++c)
+    for (std::uint32_t pair = 0; pair < plan.channels / 2; ++pair)
       for (std::uint32_t t = 0; t < 2; ++t) {
         const TreeLinks& links = trees[t];
-        const std::uint64_t slice = (std::uint64_t{c} * 2 + t) * steps + s;
+        const std::uint32_t c = 2 * pair + t;
+        const std::uint64_t slice = std::uint64_t{c} * steps + s;
         const UnitRange data{slice, slice + 1};
         std::array<goal::LocalOp, 3> reduced{kNoOp, kNoOp, kNoOp};
         for (std::uint32_t i = 0; i < links.num_children; ++i)
@@ -121,11 +124,22 @@ void emit(RankEmitter& out) {
       }
 }
 
+// NCCL (enqueue.cc) halves a tree's chunk while there are fewer than 8 chunks per level of
+// the tree, down to 128 KiB, so that the pipeline fills.
+std::uint64_t default_chunk(const Plan& plan) {
+  const std::uint32_t p = std::min(plan.ranks_per_node, plan.n);
+  const std::uint32_t nodes = (plan.n + p - 1) / p;
+  const std::uint64_t depth = std::bit_width(nodes) + p - 1;
+  std::uint64_t chunk = plan.chunk_bytes;
+  while (plan.bytes / (std::uint64_t{plan.channels} * chunk) < depth * 8 && chunk > 128 * 1024) chunk /= 2;
+  return chunk;
+}
+
 }  // namespace
 
 extern const Algorithm kAllreduceDoubleBinaryTree{
     "double_binary_tree", Collective::Allreduce,
     "NCCL double binary tree: half the data reduced up and broadcast down each of two complementary trees, pipelined",
-    slices, emit};
+    slices, emit, nullptr, default_chunk, 2};
 
 }  // namespace collsim::coll

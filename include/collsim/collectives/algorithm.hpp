@@ -24,6 +24,12 @@ struct Algorithm {
   void (*emit)(RankEmitter& out);
   // Why the algorithm cannot run this plan, or "" when it can. Null: it runs any plan.
   std::string (*unsupported)(const Plan& plan) = nullptr;
+  // The chunk when the request names none, from a plan holding the protocol's chunk. Null:
+  // the protocol's.
+  std::uint64_t (*default_chunk)(const Plan& plan) = nullptr;
+  // Channels the algorithm runs per channel asked for: the double binary tree runs each of
+  // its two trees on a channel of its own (own cpu, own tag, own connections), as NCCL does.
+  std::uint32_t channels_per_request = 1;
 };
 
 std::span<const Algorithm* const> all_algorithms();
