@@ -6,5 +6,5 @@ bash scripts/setup.sh
 cmake --preset release >/dev/null
 cmake --build --preset release
 echo
-echo "== collsim flows --topology topologies/fat_tree_k8.yaml --pattern permutation --bytes 1MiB"
-./build/release/collsim flows --topology topologies/fat_tree_k8.yaml --pattern permutation --bytes 1MiB
+echo "== collsim run --topology topologies/fat_tree_k8.yaml --coll allreduce --bytes 16MiB"
+./build/release/collsim run --topology topologies/fat_tree_k8.yaml --coll allreduce --bytes 16MiB
