@@ -1,0 +1,53 @@
+#pragma once
+// The LogGOPS model's parameters, as LogGOPSim takes them: integer nanoseconds and bytes.
+// One table gives name, unit, default and help for --help, parsing and validation.
+//
+// The defaults are LogGOPSim's (its simulator.ggo): L=2500 o=1500 g=1000 G=6 O=0 S=65535.
+// LogGOPSim reads every value into a C `int`, so we accept exactly 0 .. 2^31-1.
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace collsim::exec {
+
+struct LogGOPSParams {
+  std::uint64_t L = 2500;   // ns: wire latency, first byte out to first byte in
+  std::uint64_t o = 1500;   // ns: CPU overhead per message, at sender and receiver
+  std::uint64_t g = 1000;   // ns: NIC gap per message, at sender and receiver
+  std::uint64_t G = 6;      // ns per byte after the first: NIC gap per byte
+  std::uint64_t O = 0;      // ns per byte after the first: CPU overhead per byte
+  std::uint64_t S = 65535;  // bytes: messages larger than S use rendezvous, others go eagerly
+
+  bool operator==(const LogGOPSParams&) const = default;
+};
+
+struct LogGOPSParamInfo {
+  std::string_view name;  // "L", "o", ... (case matters: g and G, o and O differ)
+  std::string_view unit;  // "ns", "ns/byte" or "bytes"
+  std::uint64_t default_value;
+  std::string_view help;
+  std::uint64_t LogGOPSParams::*member;
+};
+
+// Largest value of any parameter (LogGOPSim's int).
+inline constexpr std::uint64_t kMaxLogGOPSParam = 0x7FFFFFFF;
+
+// All six, in LogGOPSim's order L, o, g, G, O, S.
+std::span<const LogGOPSParamInfo> loggops_param_table();
+// The entry named `name` ("L" or LogGOPSim's long form "LogGOPS_L"), or nullptr.
+const LogGOPSParamInfo* find_loggops_param(std::string_view name);
+
+// Sets one parameter from a decimal integer; throws std::invalid_argument naming the
+// parameter and what it expects (unknown name, not a number, out of range).
+void set_loggops_param(LogGOPSParams& params, std::string_view name, std::string_view value);
+// Throws std::invalid_argument if a value is out of LogGOPSim's range.
+void validate(const LogGOPSParams& params);
+
+// "L=2500 o=1500 g=1000 G=6 O=0 S=65535"
+std::string to_string(const LogGOPSParams& params);
+// One line per parameter: "  L  latency ... (ns, default 2500)", for --help.
+std::string loggops_params_help();
+
+}  // namespace collsim::exec

@@ -1,0 +1,71 @@
+#include "collsim/exec/loggops_params.hpp"
+
+#include <array>
+#include <charconv>
+#include <stdexcept>
+
+namespace collsim::exec {
+namespace {
+
+constexpr std::array<LogGOPSParamInfo, 6> kTable{{
+    {"L", "ns", 2500, "latency: a message's first byte reaches the receiver L after the sender's o",
+     &LogGOPSParams::L},
+    {"o", "ns", 1500, "CPU overhead per message, charged at the sender and at the receiver", &LogGOPSParams::o},
+    {"g", "ns", 1000, "NIC gap per message: a NIC starts one message per g", &LogGOPSParams::g},
+    {"G", "ns/byte", 6, "NIC gap per byte after the first (1/bandwidth)", &LogGOPSParams::G},
+    {"O", "ns/byte", 0, "CPU overhead per byte after the first", &LogGOPSParams::O},
+    {"S", "bytes", 65535, "eager limit: larger messages wait for the matching receive (rendezvous)",
+     &LogGOPSParams::S},
+}};
+
+constexpr std::string_view kLongPrefix = "LogGOPS_";
+
+}  // namespace
+
+std::span<const LogGOPSParamInfo> loggops_param_table() { return kTable; }
+
+const LogGOPSParamInfo* find_loggops_param(std::string_view name) {
+  if (name.starts_with(kLongPrefix)) name.remove_prefix(kLongPrefix.size());
+  for (const LogGOPSParamInfo& p : kTable)
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+void set_loggops_param(LogGOPSParams& params, std::string_view name, std::string_view value) {
+  const LogGOPSParamInfo* p = find_loggops_param(name);
+  if (p == nullptr) throw std::invalid_argument("unknown LogGOPS parameter '" + std::string(name) + "' (L, o, g, G, O, S)");
+  std::uint64_t v = 0;
+  const auto res = std::from_chars(value.data(), value.data() + value.size(), v);
+  if (res.ec != std::errc() || res.ptr != value.data() + value.size() || v > kMaxLogGOPSParam)
+    throw std::invalid_argument("LogGOPS parameter " + std::string(p->name) + " = '" + std::string(value) +
+                                "': expected a whole number of " + std::string(p->unit) + " in 0.." +
+                                std::to_string(kMaxLogGOPSParam));
+  params.*(p->member) = v;
+}
+
+void validate(const LogGOPSParams& params) {
+  for (const LogGOPSParamInfo& p : kTable)
+    if (params.*(p.member) > kMaxLogGOPSParam)
+      throw std::invalid_argument("LogGOPS parameter " + std::string(p.name) + " = " +
+                                  std::to_string(params.*(p.member)) + " exceeds LogGOPSim's limit " +
+                                  std::to_string(kMaxLogGOPSParam));
+}
+
+std::string to_string(const LogGOPSParams& params) {
+  std::string out;
+  for (const LogGOPSParamInfo& p : kTable) {
+    if (!out.empty()) out += ' ';
+    out += std::string(p.name) + "=" + std::to_string(params.*(p.member));
+  }
+  return out;
+}
+
+std::string loggops_params_help() {
+  std::string out;
+  for (const LogGOPSParamInfo& p : kTable)
+    out += "  " + std::string(p.name) + "  " + std::string(p.help) + " (" + std::string(p.unit) + ", default " +
+           std::to_string(p.default_value) + ")\n";
+  return out;
+}
+
+}  // namespace collsim::exec
