@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -12,6 +13,7 @@
 #include "collsim/collectives/generate.hpp"
 #include "collsim/common/units.hpp"
 #include "collsim/exec/fabric_executor.hpp"
+#include "collsim/exec/loggops_simulator.hpp"
 #include "collsim/goal/schedule_file.hpp"
 #include "collsim/out/op_times_file.hpp"
 #include "collsim/topo/loader.hpp"
@@ -30,6 +32,7 @@ struct RunOptions {
   std::uint64_t placement_seed = 1;
   std::string network = "packet";
   std::vector<std::string> host_set;  // name=value
+  std::vector<std::string> loggops_set;  // name=value
   bool json = false;
   std::string summary;
   std::string ops;
@@ -139,8 +142,11 @@ void print_human(const topo::Topology& t, const Loaded& l, const exec::FabricRun
   }
   std::cout << std::fixed << std::setprecision(3);
   std::cout << "schedule      " << l.description << ", " << r.ops_total << " ops\n"
-            << "network       " << o.network << " on " << t.name() << " (" << t.num_hosts() << " hosts), placement "
-            << (o.placement_file.empty() ? o.placement : o.placement_file) << "\n"
+            << "network       "
+            << (o.network == "loggops" ? std::string("loggops (LogGOPSim's message-level model)")
+                                       : "packet on " + t.name() + " (" + std::to_string(t.num_hosts()) +
+                                             " hosts), placement " + (o.placement_file.empty() ? o.placement : o.placement_file))
+            << "\n"
             << "makespan      " << us(r.makespan_ps) << " us";
   if (!r.rank_finish_ps.empty())
     std::cout << " (slowest rank " << slowest << ": " << us(r.rank_finish_ps[slowest]) << " us, fastest rank "
@@ -148,9 +154,11 @@ void print_human(const topo::Topology& t, const Loaded& l, const exec::FabricRun
   std::cout << "\n"
             << "completed     " << r.ops_completed << " of " << r.ops_total << " ops; " << r.messages << " messages, "
             << r.bytes << " bytes\n"
-            << "fabric        " << run.totals.packets_forwarded << " packet-hops, drops " << run.totals.drops
-            << ", ECN marks " << run.totals.ecn_marks << ", PFC pauses " << run.totals.pfc_pauses << "\n"
-            << "simulation    " << s.events << " events in " << s.wall_s << " s (" << s.events_per_s / 1e6
+            << "";
+  if (o.network == "packet")
+    std::cout << "fabric        " << run.totals.packets_forwarded << " packet-hops, drops " << run.totals.drops
+              << ", ECN marks " << run.totals.ecn_marks << ", PFC pauses " << run.totals.pfc_pauses << "\n";
+  std::cout << "simulation    " << s.events << " events in " << s.wall_s << " s (" << s.events_per_s / 1e6
             << " M events/s), " << s.ranks << " rank(s), " << s.windows << " windows, sync " << 100 * s.sync_fraction
             << " %" << std::endl;
 }
@@ -166,11 +174,72 @@ void report_incomplete(const exec::RunResult& r) {
   if (r.unmatched.size() > kShown) std::cerr << "  ... and " << r.unmatched.size() - kShown << " more unmatched\n";
 }
 
+exec::LogGOPSParams loggops_params(const RunOptions& o) {
+  exec::LogGOPSParams p;
+  for (const std::string& kv : o.loggops_set) {
+    const auto eq = kv.find('=');
+    if (eq == std::string::npos) throw CLI::ValidationError("--loggops-set", "expected name=value, found '" + kv + "'");
+    try {
+      exec::set_loggops_param(p, kv.substr(0, eq), kv.substr(eq + 1));
+    } catch (const std::invalid_argument& e) {
+      throw CLI::ValidationError("--loggops-set", e.what());
+    }
+  }
+  return p;
+}
+
+// The message-level mode: LogGOPSim's model, sequential, on the first rank only.
+exec::FabricRun run_loggops(const goal::Schedule& schedule, const exec::LogGOPSParams& params, bool record) {
+  exec::LogGOPSOptions options;
+  options.record_op_times = record;
+  const auto t0 = std::chrono::steady_clock::now();
+  const exec::LogGOPSResult l = exec::simulate_loggops(schedule, params, options);
+  exec::FabricRun run;
+  exec::RunResult& r = run.result;
+  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  r.complete = l.complete;
+  r.makespan_ps = static_cast<std::int64_t>(l.makespan) * 1000;
+  for (std::uint64_t t : l.rank_finish) r.rank_finish_ps.push_back(static_cast<std::int64_t>(t) * 1000);
+  r.ops_total = schedule.num_ops();
+  r.ops_completed = l.ops_completed;
+  r.messages = l.messages;
+  r.bytes = l.bytes;
+  r.events = l.events;
+  r.events_per_s = r.wall_s > 0 ? static_cast<double>(l.events) / r.wall_s : 0.0;
+  run.stats.events = l.events;
+  run.stats.wall_s = r.wall_s;
+  run.stats.events_per_s = r.events_per_s;
+  for (const exec::BlockedOp& b : l.blocked) {
+    const goal::RankOps ops = schedule.rank(b.rank);
+    std::string why(exec::to_string(b.reason));
+    for (goal::LocalOp p : b.unfinished_requires) why += ", op " + std::to_string(p) + " unfinished";
+    for (goal::LocalOp p : b.unstarted_irequires) why += ", op " + std::to_string(p) + " not started";
+    r.blocked.push_back("rank " + std::to_string(b.rank) + " " + exec::describe_op(b.op, ops.op(b.op)) + ": " + why);
+  }
+  for (const exec::UnmatchedMessage& m : l.unmatched)
+    r.unmatched.push_back("rank " + std::to_string(m.to) + ": message from rank " + std::to_string(m.from) + " tag " +
+                          std::to_string(m.tag) + " (" + exec::describe_op(m.send, schedule.rank(m.from).op(m.send)) +
+                          " of rank " + std::to_string(m.from) + ") was never received");
+  if (record) {
+    for (goal::RankId rank = 0; rank < schedule.num_ranks(); ++rank) {
+      const goal::RankOps ops = schedule.rank(rank);
+      for (goal::LocalOp i = 0; i < ops.num_ops(); ++i) {
+        const std::uint64_t g = ops.first_global_op() + i;
+        auto ps = [](std::uint64_t ns) { return ns == exec::kNever ? std::int64_t{-1} : static_cast<std::int64_t>(ns) * 1000; };
+        r.op_times.push_back({rank, i, ps(l.op_start[g]), ps(l.op_end[g])});
+      }
+    }
+  }
+  return run;
+}
+
 void run_run_command(const RunOptions& o) {
   if (o.schedule.empty() == o.collective.collective.empty())
     throw CLI::ValidationError("--schedule/--coll", "give exactly one of --schedule FILE and --coll NAME");
-  if (o.network != "packet")
-    throw CLI::ValidationError("--network", "unknown network model '" + o.network + "' (packet)");
+  if (o.network != "packet" && o.network != "loggops")
+    throw CLI::ValidationError("--network", "unknown network model '" + o.network + "' (packet, loggops)");
+  if (o.network == "packet" && o.topology.empty()) throw CLI::ValidationError("--topology", "is required in packet mode");
+  const exec::LogGOPSParams loggops = loggops_params(o);
   const net::FabricParams params = o.fabric.params();
   const net::FabricOptions options = o.fabric.options();
   const exec::PacketHostParams host = host_params(o);
@@ -178,14 +247,19 @@ void run_run_command(const RunOptions& o) {
   ParallelContext parallel;
   bool complete = true;
   const int rc = parallel.guarded([&] {
-    const topo::Topology t = topo::load_topology(o.topology);
+    const topo::Topology t = o.topology.empty() ? topo::Topology{} : topo::load_topology(o.topology);
     const Loaded loaded = load_or_generate(o, t);
-    const exec::Placement placement = place(o, loaded.schedule.num_ranks(), t.num_hosts());
-    exec::FabricRunOptions run_options;
-    run_options.record_op_times = !o.ops.empty();
-    const exec::FabricRun run =
-        exec::run_on_fabric(t, params, parallel.transport(), options, loaded.schedule, placement, host, run_options);
-    if (!parallel.is_root()) return;
+    exec::FabricRun run;
+    if (o.network == "loggops") {
+      if (!parallel.is_root()) return;
+      run = run_loggops(loaded.schedule, loggops, !o.ops.empty());
+    } else {
+      const exec::Placement placement = place(o, loaded.schedule.num_ranks(), t.num_hosts());
+      exec::FabricRunOptions run_options;
+      run_options.record_op_times = !o.ops.empty();
+      run = exec::run_on_fabric(t, params, parallel.transport(), options, loaded.schedule, placement, host, run_options);
+      if (!parallel.is_root()) return;
+    }
     complete = run.result.complete;
     const nlohmann::json j = summary_json(o, t, loaded, run);
     if (!o.summary.empty()) {
@@ -210,13 +284,15 @@ void run_run_command(const RunOptions& o) {
 void add_run_command(CLI::App& app) {
   auto o = std::make_shared<RunOptions>();
   CLI::App* cmd = app.add_subcommand("run", "Simulate a GOAL schedule (a file, or a collective lowered on the fly) on a fabric");
-  cmd->add_option("--topology", o->topology, "Topology file (topologies/*.yaml)")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--topology", o->topology, "Topology file (topologies/*.yaml); packet mode")->check(CLI::ExistingFile);
   cmd->add_option("--schedule", o->schedule, "GOAL schedule (.goal, .bin, .goalb)")->check(CLI::ExistingFile);
   o->collective.add_to(*cmd, "--coll");
   cmd->add_option("--placement", o->placement, "Ranks on hosts: linear, round-robin, packed, random")->capture_default_str();
   cmd->add_option("--placement-file", o->placement_file, "One line per rank: 'host' or 'rank host'")->check(CLI::ExistingFile);
   cmd->add_option("--placement-seed", o->placement_seed, "Seed of the random placement")->capture_default_str();
-  cmd->add_option("--network", o->network, "Network model: packet")->capture_default_str();
+  cmd->add_option("--network", o->network, "Network model: packet, or loggops (LogGOPSim's message-level model)")
+      ->capture_default_str();
+  cmd->add_option("--loggops-set", o->loggops_set, "LogGOPS parameter name=value (L, o, g, G, O, S; LogGOPSim's defaults)");
   cmd->add_option("--host-set", o->host_set, "Host cost name=value: o (ns per message), O (ns per byte), S (eager limit), control_bytes");
   cmd->add_flag("--json", o->json, "Print the summary as JSON");
   cmd->add_option("--summary", o->summary, "Write the JSON summary to this file");

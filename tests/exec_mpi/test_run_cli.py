@@ -92,6 +92,18 @@ class Run(unittest.TestCase):
         self.assertEqual(r.returncode, 2, r.stderr)
         self.assertIn("unmatched rank 1: message from rank 0 tag 6", r.stderr)
 
+    def test_loggops_mode_gives_loggopsims_makespan(self):
+        # Derived by hand from LogGOPSim's rules in tests/exec/loggops_test.cpp: the
+        # binomial broadcast of 1 KiB over 128 ranks ends at 81,466 ns on rank 127.
+        bcast = os.path.join(ROOT, "goal", "examples", "loggopsim2_binomialtreebcast_128_1024.goal")
+        for ranks in (0, 2):
+            r = collsim("run", "--network", "loggops", "--schedule", bcast, "--json", ranks=ranks)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            j = json.loads(r.stdout)
+            self.assertTrue(j["complete"])
+            self.assertEqual(j["makespan_ps"], 81466 * 1000)
+            self.assertEqual(j["rank_finish_ps"][127], 81466 * 1000)
+
     def test_op_times_in_hdf5(self):
         try:
             import h5py
