@@ -114,6 +114,16 @@ class AbstractRun {
       text += " (slice " + std::to_string(layout_.slice_of(u)) + ", block " + std::to_string(layout_.block_of(u)) + ")";
     return text;
   }
+  // "chunk 3 (slice 1, block 0)" or "chunks 3 (...) and 2 more" for an op's payload.
+  std::string units_text(std::uint64_t g) const {
+    std::uint64_t count = 0, first = 0;
+    for (const UnitRange& ur : a_.annotations.units_of(g)) {
+      if (count == 0 && ur.size() > 0) first = ur.begin;
+      count += ur.size();
+    }
+    if (count == 0) return "no chunk";
+    return count == 1 ? unit_name(first) : unit_name(first) + " and " + std::to_string(count - 1) + " more";
+  }
   std::string members_text(const std::uint64_t* set) const {
     std::string text;
     std::uint32_t shown = 0, count = 0;
@@ -394,13 +404,14 @@ class AbstractRun {
         const std::uint64_t g = c.recvs.front();
         const goal::LocalOp i = static_cast<goal::LocalOp>(g - s_.columns().op_begin[to]);
         fail("rank " + std::to_string(to) + " " + op_name(to, i) + " is never matched: rank " + std::to_string(from) +
-             " sends no further message with tag " + std::to_string(tag) + " to it");
+             " sends no further message with tag " + std::to_string(tag) + " to it (it expected " + units_text(g) + ")");
       }
       if (!c.sends.empty()) {
         const std::uint64_t g = c.sends.front().op;
         const goal::LocalOp i = static_cast<goal::LocalOp>(g - s_.columns().op_begin[from]);
         fail("rank " + std::to_string(from) + " " + op_name(from, i) + " is never received: rank " +
-             std::to_string(to) + " posts no further receive with tag " + std::to_string(tag) + " from it");
+             std::to_string(to) + " posts no further receive with tag " + std::to_string(tag) + " from it (it carries " +
+             units_text(g) + ")");
       }
     }
     for (std::uint64_t g = 0; g < finished_.size(); ++g) {
