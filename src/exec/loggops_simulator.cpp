@@ -6,6 +6,7 @@
 
 #include "collsim/exec/dependency_tracker.hpp"
 #include "collsim/exec/match_queue.hpp"
+#include "collsim/pdes/four_ary_heap.hpp"
 
 namespace collsim::exec {
 namespace {
@@ -31,67 +32,25 @@ inline bool before(const Event& a, const Event& b) {
   return (a.time < b.time) | ((a.time == b.time) & (a.seq < b.seq));
 }
 
-// A 4-ary min-heap of events by (time, seq), in one array that only ever grows: no
-// allocation once it has reached the schedule's peak of queued events. (time, seq) is
-// unique, so any heap pops the same sequence LogGOPSim's std::priority_queue does.
+struct EventBefore {
+  bool operator()(const Event& a, const Event& b) const { return before(a, b); }
+};
+
+// Events by (time, seq). (time, seq) is unique, so any heap pops the same sequence
+// LogGOPSim's std::priority_queue does.
 class EventHeap {
  public:
   bool empty() const { return heap_.empty(); }
   std::size_t size() const { return heap_.size(); }
-
-  void push(const Event& e) {
-    std::size_t i = heap_.size();
-    heap_.push_back(e);
-    Event* h = heap_.data();
-    while (i > 0) {
-      const std::size_t parent = (i - 1) / 4;
-      if (!before(e, h[parent])) break;
-      h[i] = h[parent];
-      i = parent;
-    }
-    h[i] = e;
-  }
-
-  // Floyd's pop: walk the hole down along the smaller children, then sift the former
-  // last event up from the leaf it reached (it usually belongs near the bottom).
+  void push(const Event& e) { heap_.push(e); }
   Event pop() {
-    const Event top = heap_.front();
-    const Event last = heap_.back();
-    heap_.pop_back();
-    const std::size_t n = heap_.size();
-    if (n == 0) return top;
-    Event* h = heap_.data();
-    std::size_t hole = 0;
-    for (;;) {
-      const std::size_t first = 4 * hole + 1;
-      std::size_t best;
-      if (first + 3 < n) {
-        // Two independent comparisons, then one, as arithmetic rather than branches.
-        const std::size_t a = first + static_cast<std::size_t>(before(h[first + 1], h[first]));
-        const std::size_t b = first + 2 + static_cast<std::size_t>(before(h[first + 3], h[first + 2]));
-        best = before(h[b], h[a]) ? b : a;
-      } else if (first < n) {
-        best = first;
-        for (std::size_t c = first + 1; c < n; ++c)
-          if (before(h[c], h[best])) best = c;
-      } else {
-        break;
-      }
-      h[hole] = h[best];
-      hole = best;
-    }
-    while (hole > 0) {
-      const std::size_t parent = (hole - 1) / 4;
-      if (!before(last, h[parent])) break;
-      h[hole] = h[parent];
-      hole = parent;
-    }
-    h[hole] = last;
+    const Event top = heap_.top();
+    heap_.pop();
     return top;
   }
 
  private:
-  std::vector<Event> heap_;
+  pdes::FourAryHeap<Event, EventBefore> heap_;
 };
 
 // What a receiver keeps of a message that arrived before its receive was posted.
