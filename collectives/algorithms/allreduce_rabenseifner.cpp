@@ -8,6 +8,7 @@
 #include <bit>
 #include <cstdint>
 
+#include "algorithms/mpich_fold.hpp"
 #include "collsim/collectives/algorithm.hpp"
 
 namespace collsim::coll {
@@ -23,13 +24,8 @@ void emit(RankEmitter& out) {
   const Plan& plan = out.plan();
   const std::uint32_t n = out.n(), me = out.me();
   if (n == 1) return;
-  // MPICH's fold for n not a power of two: of the first 2*extra ranks, each even one hands its
-  // data to its odd neighbour, sits the halving and doubling out, and gets the result back.
-  const std::uint32_t pow2 = std::bit_floor(n), extra = n - pow2;
-  const bool folded = me < 2 * extra;
-  const bool sits_out = folded && me % 2 == 0;
-  const std::uint32_t virtual_me = folded ? me / 2 : me - extra;
-  auto real = [extra](std::uint32_t v) { return v < extra ? 2 * v + 1 : v + extra; };
+  const MpichFold fold(n, me);
+  const std::uint32_t pow2 = fold.pow2, virtual_me = fold.virtual_me;
 
   const std::uint64_t steps = pipeline_steps(plan);
   for (std::uint64_t s = 0; s < steps; ++s)
@@ -39,16 +35,16 @@ void emit(RankEmitter& out) {
         return UnitRange{base + first, base + first + count};
       };
       const UnitRange all = blocks(0, pow2);
-      if (sits_out) {
+      if (fold.sits_out) {
         out.send(me + 1, c, all);
         out.recv(me + 1, c, all, DataAction::Copy);
         continue;
       }
-      goal::LocalOp have = folded ? out.recv(me - 1, c, all, DataAction::Reduce) : kNoOp;
+      goal::LocalOp have = fold.folded ? out.recv(me - 1, c, all, DataAction::Reduce) : kNoOp;
       // Halving from the far partner down leaves virtual rank v with block v.
       std::uint32_t low = 0;
       for (std::uint32_t half = pow2 / 2; half >= 1; half /= 2) {
-        const std::uint32_t partner = real(virtual_me ^ half);
+        const std::uint32_t partner = fold.real(virtual_me ^ half);
         const bool keep_lower = (virtual_me & half) == 0;
         const std::uint32_t kept = keep_lower ? low : low + half, given = keep_lower ? low + half : low;
         out.send(partner, c, blocks(given, half), have);
@@ -56,12 +52,12 @@ void emit(RankEmitter& out) {
         low = kept;
       }
       for (std::uint32_t span = 1; span < pow2; span *= 2) {
-        const std::uint32_t partner = real(virtual_me ^ span);
+        const std::uint32_t partner = fold.real(virtual_me ^ span);
         const std::uint32_t mine = virtual_me & ~(span - 1), theirs = mine ^ span;
         out.send(partner, c, blocks(mine, span), have);
         have = out.recv(partner, c, blocks(theirs, span), DataAction::Copy, have);
       }
-      if (folded) out.send(me - 1, c, all, have);
+      if (fold.folded) out.send(me - 1, c, all, have);
     }
 }
 

@@ -7,6 +7,7 @@
 #include <bit>
 #include <cstdint>
 
+#include "algorithms/mpich_fold.hpp"
 #include "collsim/collectives/algorithm.hpp"
 
 namespace collsim::coll {
@@ -18,33 +19,28 @@ void emit(RankEmitter& out) {
   const Plan& plan = out.plan();
   const std::uint32_t n = out.n(), me = out.me();
   if (n == 1) return;
-  // MPICH's fold for n not a power of two: of the first 2*extra ranks, each even one hands its
-  // data to its odd neighbour, sits the doubling out, and gets the result back at the end.
-  const std::uint32_t pow2 = std::bit_floor(n), extra = n - pow2;
-  const bool folded = me < 2 * extra;
-  const bool sits_out = folded && me % 2 == 0;
-  const std::uint32_t virtual_me = folded ? me / 2 : me - extra;
-  auto real = [extra](std::uint32_t v) { return v < extra ? 2 * v + 1 : v + extra; };
+  const MpichFold fold(n, me);
+  const std::uint32_t pow2 = fold.pow2, virtual_me = fold.virtual_me;
 
   const std::uint64_t steps = plan.pipeline_steps(plan.bytes);
   for (std::uint64_t s = 0; s < steps; ++s)
     for (std::uint32_t c = 0; c < plan.channels; ++c) {
       const std::uint64_t slice = std::uint64_t{c} * steps + s;
       const UnitRange data{slice, slice + 1};
-      if (sits_out) {
+      if (fold.sits_out) {
         out.send(me + 1, c, data);
         out.recv(me + 1, c, data, DataAction::Copy);
         continue;
       }
-      goal::LocalOp have = folded ? out.recv(me - 1, c, data, DataAction::Reduce) : kNoOp;
+      goal::LocalOp have = fold.folded ? out.recv(me - 1, c, data, DataAction::Reduce) : kNoOp;
       for (std::uint32_t distance = 1; distance < pow2; distance *= 2) {
-        const std::uint32_t partner = real(virtual_me ^ distance);
+        const std::uint32_t partner = fold.real(virtual_me ^ distance);
         const goal::LocalOp sent = out.send(partner, c, data, have);
         // Both partners overwrite what they send, so the partner's data may only land after
         // ours has been read, i.e. our send has started (finished would deadlock a rendezvous).
         have = out.recv(partner, c, data, DataAction::Reduce, {}, sent);
       }
-      if (folded) out.send(me - 1, c, data, have);
+      if (fold.folded) out.send(me - 1, c, data, have);
     }
 }
 
