@@ -88,18 +88,15 @@ TreeLinks member_links(std::uint32_t n, std::uint32_t p, std::uint32_t tree, std
 }
 
 // plan.channels counts both trees: channel 2c + t runs tree t of the c-th channel asked for,
-// so half the data goes through each tree.
-std::uint64_t pipeline_steps(const Plan& plan) { return plan.pipeline_steps(plan.bytes); }
-
-// Slice (channel, step): every pipeline step of every tree of every channel its own.
-std::uint64_t slices(const Plan& plan) { return std::uint64_t{plan.channels} * pipeline_steps(plan); }
+// so half the data goes through each tree, and pipelined_slices gives every pipeline step of
+// every tree its own slice.
 
 void emit(RankEmitter& out) {
   const Plan& plan = out.plan();
   const std::uint32_t n = out.n();
   if (n == 1) return;
   const std::uint32_t p = std::min(plan.ranks_per_node, n);
-  const std::uint64_t steps = pipeline_steps(plan);
+  const std::uint64_t steps = plan.block_pipeline_steps();
   const std::array<TreeLinks, 2> trees{member_links(n, p, 0, out.me()), member_links(n, p, 1, out.me())};
   // Every rank walks (step, channel, tree) in the same order, so each connection carries its
   // messages in the same order at both ends.
@@ -140,6 +137,6 @@ std::uint64_t default_chunk(const Plan& plan) {
 extern const Algorithm kAllreduceDoubleBinaryTree{
     "double_binary_tree", Collective::Allreduce,
     "NCCL double binary tree: half the data reduced up and broadcast down each of two complementary trees, pipelined",
-    slices, emit, nullptr, default_chunk, 2};
+    pipelined_slices, emit, nullptr, default_chunk, 2};
 
 }  // namespace collsim::coll

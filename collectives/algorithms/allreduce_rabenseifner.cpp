@@ -14,10 +14,8 @@
 namespace collsim::coll {
 namespace {
 
-std::uint64_t pipeline_steps(const Plan& plan) { return plan.pipeline_steps(plan.bytes); }
-
 std::uint64_t slices(const Plan& plan) {
-  return std::uint64_t{plan.channels} * pipeline_steps(plan) * std::bit_floor(plan.n);
+  return std::uint64_t{plan.channels} * plan.block_pipeline_steps() * std::bit_floor(plan.n);
 }
 
 void emit(RankEmitter& out) {
@@ -27,7 +25,7 @@ void emit(RankEmitter& out) {
   const MpichFold fold(n, me);
   const std::uint32_t pow2 = fold.pow2, virtual_me = fold.virtual_me;
 
-  const std::uint64_t steps = pipeline_steps(plan);
+  const std::uint64_t steps = plan.block_pipeline_steps();
   for (std::uint64_t s = 0; s < steps; ++s)
     for (std::uint32_t c = 0; c < plan.channels; ++c) {
       const std::uint64_t base = (std::uint64_t{c} * steps + s) * pow2;

@@ -13,8 +13,6 @@
 namespace collsim::coll {
 namespace {
 
-std::uint64_t slices(const Plan& plan) { return std::uint64_t{plan.channels} * plan.pipeline_steps(plan.bytes); }
-
 void emit(RankEmitter& out) {
   const Plan& plan = out.plan();
   const std::uint32_t n = out.n(), me = out.me();
@@ -22,7 +20,7 @@ void emit(RankEmitter& out) {
   const MpichFold fold(n, me);
   const std::uint32_t pow2 = fold.pow2, virtual_me = fold.virtual_me;
 
-  const std::uint64_t steps = plan.pipeline_steps(plan.bytes);
+  const std::uint64_t steps = plan.block_pipeline_steps();
   for (std::uint64_t s = 0; s < steps; ++s)
     for (std::uint32_t c = 0; c < plan.channels; ++c) {
       const std::uint64_t slice = std::uint64_t{c} * steps + s;
@@ -48,7 +46,7 @@ void emit(RankEmitter& out) {
 
 extern const Algorithm kAllreduceRecursiveDoubling{
     "recursive_doubling", Collective::Allreduce,
-    "recursive doubling: log2(n) rounds of exchanging and reducing the whole vector (MPICH fold for other n)", slices,
+    "recursive doubling: log2(n) rounds of exchanging and reducing the whole vector (MPICH fold for other n)", pipelined_slices,
     emit};
 
 }  // namespace collsim::coll

@@ -7,15 +7,11 @@
 namespace collsim::coll {
 namespace {
 
-std::uint64_t pipeline_steps(const Plan& plan) { return plan.pipeline_steps(plan.block_bytes()); }
-
-std::uint64_t slices(const Plan& plan) { return std::uint64_t{plan.channels} * pipeline_steps(plan); }
-
 void emit(RankEmitter& out) {
   const Plan& plan = out.plan();
   const std::uint32_t n = out.n(), me = out.me();
   const UnitLayout& layout = out.layout();
-  const std::uint64_t steps = pipeline_steps(plan);
+  const std::uint64_t steps = plan.block_pipeline_steps();
   for (std::uint32_t c = 0; c < plan.channels; ++c)
     for (std::uint64_t s = 0; s < steps; ++s) {
       const std::uint64_t slice = std::uint64_t{c} * steps + s;
@@ -35,6 +31,6 @@ void emit(RankEmitter& out) {
 
 extern const Algorithm kAlltoallDirect{"direct", Collective::AllToAll,
                                        "NCCL alltoall: grouped sends and receives to and from all peers at once",
-                                       slices, emit};
+                                       pipelined_slices, emit};
 
 }  // namespace collsim::coll

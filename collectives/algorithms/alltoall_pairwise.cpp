@@ -11,16 +11,12 @@
 namespace collsim::coll {
 namespace {
 
-std::uint64_t pipeline_steps(const Plan& plan) { return plan.pipeline_steps(plan.block_bytes()); }
-
-std::uint64_t slices(const Plan& plan) { return std::uint64_t{plan.channels} * pipeline_steps(plan); }
-
 void emit(RankEmitter& out) {
   const Plan& plan = out.plan();
   const std::uint32_t n = out.n(), me = out.me();
   const UnitLayout& layout = out.layout();
   const bool power_of_two = std::has_single_bit(n);
-  const std::uint64_t chunks = pipeline_steps(plan);
+  const std::uint64_t chunks = plan.block_pipeline_steps();
   for (std::uint32_t c = 0; c < plan.channels; ++c) {
     std::vector<goal::LocalOp> previous, current;  // every op of the previous / current step
     for (std::uint32_t k = 1; k < n; ++k) {
@@ -47,6 +43,6 @@ void emit(RankEmitter& out) {
 extern const Algorithm kAlltoallPairwise{
     "pairwise", Collective::AllToAll,
     "MPICH pairwise exchange: n-1 ordered sendrecv steps (partner r XOR k for powers of two, else r+k / r-k)",
-    slices, emit};
+    pipelined_slices, emit};
 
 }  // namespace collsim::coll

@@ -14,7 +14,7 @@ void emit(RankEmitter& out) {
   if (n == 1) return;
   const std::uint32_t v = relative_rank(plan, out.me());
   const std::vector<std::uint32_t> children = binomial_children(v, n);
-  const std::uint64_t steps = rooted_pipeline_steps(plan);
+  const std::uint64_t steps = plan.block_pipeline_steps();
   for (std::uint64_t s = 0; s < steps; ++s)
     for (std::uint32_t c = 0; c < plan.channels; ++c) {
       const std::uint64_t slice = std::uint64_t{c} * steps + s;
@@ -29,6 +29,6 @@ void emit(RankEmitter& out) {
 
 extern const Algorithm kBroadcastBinomialTree{
     "binomial_tree", Collective::Broadcast,
-    "MPICH binomial tree from the root, pipelined in chunks down the tree", rooted_slices, emit};
+    "MPICH binomial tree from the root, pipelined in chunks down the tree", pipelined_slices, emit};
 
 }  // namespace collsim::coll

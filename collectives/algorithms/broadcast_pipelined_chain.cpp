@@ -13,7 +13,7 @@ void emit(RankEmitter& out) {
   const std::uint32_t n = out.n();
   if (n == 1) return;
   const std::uint32_t v = relative_rank(plan, out.me());
-  const std::uint64_t steps = rooted_pipeline_steps(plan);
+  const std::uint64_t steps = plan.block_pipeline_steps();
   for (std::uint64_t s = 0; s < steps; ++s)
     for (std::uint32_t c = 0; c < plan.channels; ++c) {
       const std::uint64_t slice = std::uint64_t{c} * steps + s;
@@ -27,6 +27,6 @@ void emit(RankEmitter& out) {
 
 extern const Algorithm kBroadcastPipelinedChain{
     "pipelined_chain", Collective::Broadcast,
-    "NCCL ring broadcast: a chain from the root, pipelined in chunks", rooted_slices, emit};
+    "NCCL ring broadcast: a chain from the root, pipelined in chunks", pipelined_slices, emit};
 
 }  // namespace collsim::coll

@@ -18,7 +18,7 @@ void emit(RankEmitter& out) {
   const std::uint32_t v = relative_rank(plan, out.me());
   std::vector<std::uint32_t> children = binomial_children(v, n);
   std::reverse(children.begin(), children.end());
-  const std::uint64_t steps = rooted_pipeline_steps(plan);
+  const std::uint64_t steps = plan.block_pipeline_steps();
   std::vector<goal::LocalOp> reduced(children.size());
   for (std::uint64_t s = 0; s < steps; ++s)
     for (std::uint32_t c = 0; c < plan.channels; ++c) {
@@ -34,6 +34,6 @@ void emit(RankEmitter& out) {
 
 extern const Algorithm kReduceBinomialTree{
     "binomial_tree", Collective::Reduce,
-    "MPICH binomial tree towards the root, pipelined in chunks up the tree", rooted_slices, emit};
+    "MPICH binomial tree towards the root, pipelined in chunks up the tree", pipelined_slices, emit};
 
 }  // namespace collsim::coll

@@ -1,6 +1,6 @@
 #pragma once
 // Shared by the rooted algorithms (broadcast, reduce): ranks relative to the root, the
-// binomial tree over them, and pipelining in chunks.
+// binomial tree over them. They slice by pipelined_slices (algorithm.hpp).
 
 #include <cstdint>
 #include <vector>
@@ -15,13 +15,6 @@ inline std::uint32_t relative_rank(const Plan& plan, std::uint32_t member) {
 }
 inline std::uint32_t member_of(const Plan& plan, std::uint32_t relative) {
   return static_cast<std::uint32_t>((std::uint64_t{relative} + plan.root) % plan.n);
-}
-
-// Pipeline steps per channel: no message carries more than the plan's chunk.
-inline std::uint64_t rooted_pipeline_steps(const Plan& plan) { return plan.pipeline_steps(plan.bytes); }
-// Channel c owns the consecutive slices [c * steps, (c + 1) * steps).
-inline std::uint64_t rooted_slices(const Plan& plan) {
-  return std::uint64_t{plan.channels} * rooted_pipeline_steps(plan);
 }
 
 // MPICH's binomial tree: relative rank v > 0 hangs below v - lowbit(v) and owns the subtree

@@ -6,16 +6,12 @@
 namespace collsim::coll {
 namespace {
 
-std::uint64_t pipeline_steps(const Plan& plan) { return plan.pipeline_steps(plan.block_bytes()); }
-
-std::uint64_t slices(const Plan& plan) { return std::uint64_t{plan.channels} * pipeline_steps(plan); }
-
 void emit(RankEmitter& out) {
   const Plan& plan = out.plan();
   const std::uint32_t n = out.n(), me = out.me();
   if (n == 1) return;
   const std::uint32_t next = (me + 1) % n, prev = (me + n - 1) % n;
-  const std::uint64_t steps = pipeline_steps(plan);
+  const std::uint64_t steps = plan.block_pipeline_steps();
   for (std::uint32_t c = 0; c < plan.channels; ++c)
     for (std::uint64_t s = 0; s < steps; ++s) {
       const std::uint64_t slice = std::uint64_t{c} * steps + s;
@@ -29,6 +25,6 @@ void emit(RankEmitter& out) {
 
 extern const Algorithm kSendrecvDirect{"direct", Collective::SendRecv,
                                        "nccl-tests sendrecv: send to r+1, receive from r-1, pipelined in chunks",
-                                       slices, emit};
+                                       pipelined_slices, emit};
 
 }  // namespace collsim::coll

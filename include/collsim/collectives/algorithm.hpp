@@ -32,6 +32,12 @@ struct Algorithm {
   std::uint32_t channels_per_request = 1;
 };
 
+// The slicing most algorithms use: every block cut into channels * block_pipeline_steps()
+// slices, channel c owning [c * steps, (c + 1) * steps).
+inline std::uint64_t pipelined_slices(const Plan& plan) {
+  return std::uint64_t{plan.channels} * plan.block_pipeline_steps();
+}
+
 std::span<const Algorithm* const> all_algorithms();
 // Null when there is none of that name for that collective.
 const Algorithm* find_algorithm(Collective c, std::string_view name);

@@ -61,6 +61,8 @@ struct Plan {
   std::uint64_t num_units() const { return blocks_per_slice() * slices; }
   // Pipelined messages needed for `bytes` per channel: ceil(bytes / (channels * chunk)), at least 1.
   std::uint64_t pipeline_steps(std::uint64_t bytes_in_all_channels) const;
+  // The same for one block: the steps that cut every block into messages of at most a chunk.
+  std::uint64_t block_pipeline_steps() const { return pipeline_steps(block_bytes()); }
 };
 
 // Resolves defaults and "auto", checks the request, and asks the algorithm for its slices.
