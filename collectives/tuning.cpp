@@ -62,9 +62,7 @@ std::uint64_t ring_steps(Collective c, std::uint32_t n) {
 
 TuningCandidate ring_candidate(const Plan& plan, Protocol proto) {
   const SystemModel& sys = plan.system;
-  const std::uint32_t n = plan.n;
-  const std::uint32_t ppn = std::min(plan.ranks_per_node, n);
-  const std::uint32_t nodes = (n + ppn - 1) / ppn;
+  const std::uint32_t n = plan.n, nodes = plan.nodes();
   const int p = proto_index(proto), a = algo_index(NcclAlgo::Ring);
   const std::uint64_t steps = std::max<std::uint64_t>(1, ring_steps(plan.collective, n));
   const double intra = kNvlinkLatencyUs[a][p];
@@ -91,9 +89,7 @@ TuningCandidate ring_candidate(const Plan& plan, Protocol proto) {
 
 TuningCandidate tree_candidate(const Plan& plan, Protocol proto) {
   const SystemModel& sys = plan.system;
-  const std::uint32_t n = plan.n;
-  const std::uint32_t ppn = std::min(plan.ranks_per_node, n);
-  const std::uint32_t nodes = (n + ppn - 1) / ppn;
+  const std::uint32_t ppn = plan.node_size(), nodes = plan.nodes();
   const int p = proto_index(proto), a = algo_index(NcclAlgo::Tree);
   const double latency = kBaseLatencyUs[a][p] +
                          2.0 * ((ppn - 1) * kNvlinkLatencyUs[a][p] +

@@ -95,7 +95,7 @@ void emit(RankEmitter& out) {
   const Plan& plan = out.plan();
   const std::uint32_t n = out.n();
   if (n == 1) return;
-  const std::uint32_t p = std::min(plan.ranks_per_node, n);
+  const std::uint32_t p = plan.node_size();
   const std::uint64_t steps = plan.block_pipeline_steps();
   const std::array<TreeLinks, 2> trees{member_links(n, p, 0, out.me()), member_links(n, p, 1, out.me())};
   // Every rank walks (step, channel, tree) in the same order, so each connection carries its
@@ -124,9 +124,7 @@ void emit(RankEmitter& out) {
 // NCCL (enqueue.cc) halves a tree's chunk while there are fewer than 8 chunks per level of
 // the tree, down to 128 KiB, so that the pipeline fills.
 std::uint64_t default_chunk(const Plan& plan) {
-  const std::uint32_t p = std::min(plan.ranks_per_node, plan.n);
-  const std::uint32_t nodes = (plan.n + p - 1) / p;
-  const std::uint64_t depth = std::bit_width(nodes) + p - 1;
+  const std::uint64_t depth = std::bit_width(plan.nodes()) + plan.node_size() - 1;
   std::uint64_t chunk = plan.chunk_bytes;
   while (plan.bytes / (std::uint64_t{plan.channels} * chunk) < depth * 8 && chunk > 128 * 1024) chunk /= 2;
   return chunk;

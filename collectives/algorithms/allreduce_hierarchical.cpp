@@ -60,8 +60,7 @@ struct Shape {
   bool grid;             // every node is full
 };
 Shape shape_of(const Plan& plan) {
-  const std::uint32_t p = std::min(plan.ranks_per_node, plan.n);
-  const std::uint32_t nodes = (plan.n + p - 1) / p;
+  const std::uint32_t p = plan.node_size(), nodes = plan.nodes();
   return {p, nodes, plan.n % p == 0};
 }
 

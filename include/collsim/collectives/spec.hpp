@@ -56,6 +56,10 @@ struct Plan {
   std::uint64_t slices = 1;             // chosen by the algorithm (see UnitLayout)
   SystemModel system;
 
+  // Members per node (ranks_per_node, at most n) and nodes (the last one may be smaller).
+  std::uint32_t node_size() const { return ranks_per_node < n ? ranks_per_node : n; }
+  std::uint32_t nodes() const { return (n + node_size() - 1) / node_size(); }
+
   std::uint64_t block_bytes() const { return coll::block_bytes(collective, n, bytes); }
   std::uint64_t blocks_per_slice() const { return coll::blocks_per_slice(collective, n); }
   std::uint64_t num_units() const { return blocks_per_slice() * slices; }
