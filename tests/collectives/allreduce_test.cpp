@@ -15,6 +15,9 @@
 namespace collsim::coll {
 namespace {
 
+using testing::drop;
+using testing::expect_error;
+
 using testing::generate_and_verify;
 using testing::spec_of;
 
@@ -311,17 +314,6 @@ VerifyReport broken(const CollectiveSpec& spec, goal::RankId rank, goal::OpKind 
   const Plan plan = make_plan(spec);
   const goal::LocalOp victim = testing::nth_op(generate(plan), rank, kind, nth);
   return verify(testing::tampered(plan, rank, victim, tamper));
-}
-
-void drop(goal::Op& op, Payload& payload, std::vector<UnitRange>& units) {
-  op = goal::Op::calc(0);
-  payload = Payload{};
-  units.clear();
-}
-
-void expect_error(const VerifyReport& r, const std::vector<std::string>& parts) {
-  ASSERT_FALSE(r.ok);
-  for (const std::string& part : parts) EXPECT_NE(r.error.find(part), std::string::npos) << part << " in: " << r.error;
 }
 
 TEST(BrokenDoubleBinaryTree, BroadcastingTheWrongPipelineStepIsNamed) {

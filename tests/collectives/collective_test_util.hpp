@@ -5,7 +5,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "collsim/collectives/generate.hpp"
@@ -30,21 +32,37 @@ inline VerifyReport generate_and_verify(const CollectiveSpec& spec) {
   return verify(generate_annotated(spec));
 }
 
-// Per-rank sends and bytes sent.
+// Per rank: the sends (or receives) and their bytes.
 struct RankTraffic {
   std::vector<std::uint64_t> messages, bytes;
 };
-inline RankTraffic traffic_of(const goal::Schedule& s) {
+inline RankTraffic traffic_of(const goal::Schedule& s, goal::OpKind kind = goal::OpKind::Send) {
   RankTraffic t{std::vector<std::uint64_t>(s.num_ranks(), 0), std::vector<std::uint64_t>(s.num_ranks(), 0)};
   for (goal::RankId r = 0; r < s.num_ranks(); ++r) {
     const goal::RankOps ops = s.rank(r);
     for (goal::LocalOp i = 0; i < ops.num_ops(); ++i)
-      if (ops.kind(i) == goal::OpKind::Send) {
+      if (ops.kind(i) == kind) {
         ++t.messages[r];
         t.bytes[r] += ops.size(i);
       }
   }
   return t;
+}
+
+// The peers of rank r's ops of one kind, in order.
+inline std::vector<goal::RankId> peers_of(const goal::Schedule& s, goal::RankId r, goal::OpKind kind) {
+  std::vector<goal::RankId> peers;
+  const goal::RankOps ops = s.rank(r);
+  for (goal::LocalOp i = 0; i < ops.num_ops(); ++i)
+    if (ops.kind(i) == kind) peers.push_back(ops.peer(i));
+  return peers;
+}
+
+// ceil(log2 n), 0 for n <= 1: the rounds of Bruck, dissemination and binomial trees.
+inline std::uint32_t ceil_log2(std::uint32_t n) {
+  std::uint32_t k = 0;
+  while ((std::uint64_t{1} << k) < n) ++k;
+  return k;
 }
 
 // A sink that passes everything to a RecordingSink but lets a test rewrite one op on one
@@ -95,6 +113,21 @@ inline AnnotatedSchedule tampered(const Plan& plan, goal::RankId rank, goal::Loc
   }
   out.schedule = builder.finish();
   return out;
+}
+
+// A tampering that drops an op: it becomes a calc of no time carrying nothing.
+inline void drop(goal::Op& op, Payload& payload, std::vector<UnitRange>& units) {
+  op = goal::Op::calc(0);
+  payload = Payload{};
+  units.clear();
+}
+
+// The verifier failed, and its error contains every one of `parts`.
+inline void expect_error(const VerifyReport& r, std::initializer_list<std::string_view> parts) {
+  ASSERT_FALSE(r.ok);
+  for (std::string_view part : parts) {
+    EXPECT_NE(r.error.find(part), std::string::npos) << "'" << part << "' in: " << r.error;
+  }
 }
 
 // Index of the `nth` op of `kind` on schedule rank `rank`.

@@ -14,6 +14,10 @@
 namespace collsim::coll {
 namespace {
 
+using testing::ceil_log2;
+using testing::expect_error;
+using testing::peers_of;
+
 using testing::generate_and_verify;
 using testing::spec_of;
 
@@ -26,12 +30,6 @@ void PrintTo(const Case& c, std::ostream* os) { *os << to_string(c.collective) <
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
   return std::string(to_string(info.param.collective)) + "_" + info.param.algorithm;
-}
-
-std::uint32_t ceil_log2(std::uint32_t n) {
-  std::uint32_t k = 0;
-  while ((std::uint64_t{1} << k) < n) ++k;
-  return k;
 }
 
 // Simple protocol, one channel, one chunk: the textbook setting.
@@ -49,14 +47,6 @@ std::vector<std::uint64_t> send_sizes(const goal::Schedule& s, goal::RankId r) {
     if (ops.kind(i) == goal::OpKind::Send) sizes.push_back(ops.size(i));
   return sizes;
 }
-std::vector<goal::RankId> peers_of(const goal::Schedule& s, goal::RankId r, goal::OpKind kind) {
-  std::vector<goal::RankId> peers;
-  const goal::RankOps ops = s.rank(r);
-  for (goal::LocalOp i = 0; i < ops.num_ops(); ++i)
-    if (ops.kind(i) == kind) peers.push_back(ops.peer(i));
-  return peers;
-}
-
 // Op `later` cannot start before op `earlier` has finished: some chain of dependencies from
 // `later` reaches `earlier` through a requires edge (irequires edges only order starts).
 bool starts_after_end_of(const goal::RankOps& ops, goal::LocalOp later, goal::LocalOp earlier) {
@@ -325,11 +315,6 @@ auto with_units(std::vector<UnitRange> replacement) {
 }
 auto with_action(DataAction action) {
   return [action](goal::Op&, Payload& p, std::vector<UnitRange>&) { p.action = action; };
-}
-
-void expect_error(const VerifyReport& r, std::initializer_list<const char*> parts) {
-  ASSERT_FALSE(r.ok);
-  for (const char* part : parts) EXPECT_NE(r.error.find(part), std::string::npos) << "want '" << part << "' in: " << r.error;
 }
 
 // n = 4, one slice: unit s*4 + d is what s sends to d.

@@ -13,6 +13,10 @@
 namespace collsim::coll {
 namespace {
 
+using testing::ceil_log2;
+using testing::drop;
+using testing::expect_error;
+
 using testing::generate_and_verify;
 using testing::spec_of;
 
@@ -73,12 +77,6 @@ testing::RankTraffic traffic(Collective c, const char* algorithm, std::uint32_t 
   CollectiveSpec spec = spec_of(c, algorithm, n, std::uint64_t{n} * 4096);
   spec.protocol = Protocol::Simple;
   return testing::traffic_of(generate(spec));
-}
-
-std::uint32_t ceil_log2(std::uint32_t n) {
-  std::uint32_t k = 0;
-  while ((1u << k) < n) ++k;
-  return k;
 }
 
 TEST(GatherScatterTraffic, RingsSendNMinusOneMessagesOfSOverN) {
@@ -180,19 +178,6 @@ AnnotatedSchedule broken(Collective c, const char* algorithm, std::uint32_t n, g
   const Plan plan = make_plan(spec_of(c, algorithm, n, std::uint64_t{n} * 1024));
   const goal::LocalOp victim = testing::nth_op(generate(plan), rank, kind, nth);
   return testing::tampered(plan, rank, victim, tamper);
-}
-
-void drop(goal::Op& op, Payload& p, std::vector<UnitRange>& units) {
-  op = goal::Op::calc(0);
-  p = Payload{};
-  units.clear();
-}
-
-void expect_error(const VerifyReport& r, const std::vector<std::string>& fragments) {
-  ASSERT_FALSE(r.ok);
-  for (const std::string& f : fragments) {
-    EXPECT_NE(r.error.find(f), std::string::npos) << "'" << f << "' in: " << r.error;
-  }
 }
 
 TEST(BrokenAllgatherRing, ADroppedStepShiftsTheBlocksThatFollow) {

@@ -13,6 +13,11 @@
 namespace collsim::coll {
 namespace {
 
+using testing::ceil_log2;
+using testing::drop;
+using testing::expect_error;
+using testing::peers_of;
+
 using testing::spec_of;
 
 struct Rooted {
@@ -37,38 +42,10 @@ CollectiveSpec rooted_spec(const Rooted& a, std::uint32_t n, std::uint64_t bytes
 }
 
 // Per-rank receives and bytes received (traffic_of counts the sending side).
-testing::RankTraffic receives_of(const goal::Schedule& s) {
-  testing::RankTraffic t{std::vector<std::uint64_t>(s.num_ranks(), 0), std::vector<std::uint64_t>(s.num_ranks(), 0)};
-  for (goal::RankId r = 0; r < s.num_ranks(); ++r) {
-    const goal::RankOps ops = s.rank(r);
-    for (goal::LocalOp i = 0; i < ops.num_ops(); ++i)
-      if (ops.kind(i) == goal::OpKind::Recv) {
-        ++t.messages[r];
-        t.bytes[r] += ops.size(i);
-      }
-  }
-  return t;
-}
-
-// The peers of rank r's ops of one kind, in order.
-std::vector<goal::RankId> peers_of(const goal::Schedule& s, goal::RankId r, goal::OpKind kind) {
-  std::vector<goal::RankId> peers;
-  const goal::RankOps ops = s.rank(r);
-  for (goal::LocalOp i = 0; i < ops.num_ops(); ++i)
-    if (ops.kind(i) == kind) peers.push_back(ops.peer(i));
-  return peers;
-}
-
 std::uint64_t sum(const std::vector<std::uint64_t>& v) {
   std::uint64_t total = 0;
   for (std::uint64_t x : v) total += x;
   return total;
-}
-
-std::uint64_t ceil_log2(std::uint32_t n) {
-  std::uint64_t k = 0;
-  while ((std::uint64_t{1} << k) < n) ++k;
-  return k;
 }
 
 // --- every plan verifies ------------------------------------------------------------------
@@ -122,7 +99,7 @@ TEST(RootedAlgorithms, OneRankSendsNothing) {
   for (const Rooted& a : kAllRooted) {
     const goal::Schedule s = generate(rooted_spec(a, 1, 4096, 0));
     EXPECT_EQ(testing::traffic_of(s).messages[0], 0u) << label(a);
-    EXPECT_EQ(receives_of(s).messages[0], 0u) << label(a);
+    EXPECT_EQ(testing::traffic_of(s, goal::OpKind::Recv).messages[0], 0u) << label(a);
   }
 }
 
@@ -155,7 +132,7 @@ TEST(BinomialBroadcast, RootSendsCeilLog2NAndEveryOtherRankReceivesOnce) {
     for (std::uint32_t root : {0u, n / 3, n - 1}) {
       const std::uint64_t bytes = std::uint64_t{n} * 4096;
       const goal::Schedule s = generate(rooted_spec(kBinomialBroadcast, n, bytes, root));
-      const testing::RankTraffic sent = testing::traffic_of(s), got = receives_of(s);
+      const testing::RankTraffic sent = testing::traffic_of(s), got = testing::traffic_of(s, goal::OpKind::Recv);
       EXPECT_EQ(sent.messages[root], ceil_log2(n)) << "n=" << n << " root=" << root;
       EXPECT_EQ(sent.bytes[root], ceil_log2(n) * bytes) << "n=" << n << " root=" << root;
       for (goal::RankId r = 0; r < n; ++r) {
@@ -188,7 +165,7 @@ TEST(PipelinedChain, EveryRankButTheLastForwardsEveryChunkOnce) {
       for (std::uint64_t steps : {1u, 4u}) {
         const std::uint64_t bytes = std::uint64_t{n} * 4096;
         const goal::Schedule s = generate(rooted_spec(kChainBroadcast, n, bytes, root, 1, bytes / steps));
-        const testing::RankTraffic sent = testing::traffic_of(s), got = receives_of(s);
+        const testing::RankTraffic sent = testing::traffic_of(s), got = testing::traffic_of(s, goal::OpKind::Recv);
         const goal::RankId last = (root + n - 1) % n;
         for (goal::RankId r = 0; r < n; ++r) {
           EXPECT_EQ(sent.messages[r], r == last ? 0u : steps) << "n=" << n << " root=" << root << " rank " << r;
@@ -207,7 +184,7 @@ TEST(BinomialReduce, EveryOtherRankSendsOnceAndTheRootReceivesCeilLog2N) {
     for (std::uint32_t root : {0u, n / 3, n - 1}) {
       const std::uint64_t bytes = std::uint64_t{n} * 4096;
       const goal::Schedule s = generate(rooted_spec(kBinomialReduce, n, bytes, root));
-      const testing::RankTraffic sent = testing::traffic_of(s), got = receives_of(s);
+      const testing::RankTraffic sent = testing::traffic_of(s), got = testing::traffic_of(s, goal::OpKind::Recv);
       for (goal::RankId r = 0; r < n; ++r) {
         EXPECT_EQ(sent.messages[r], r == root ? 0u : 1u) << "n=" << n << " root=" << root << " rank " << r;
         EXPECT_EQ(sent.bytes[r], r == root ? 0u : bytes) << "n=" << n << " root=" << root << " rank " << r;
@@ -221,7 +198,7 @@ TEST(BinomialReduce, EveryOtherRankSendsOnceAndTheRootReceivesCeilLog2N) {
 TEST(BinomialReduce, MirrorsTheBroadcastTreeSmallestSubtreeFirst) {
   // n = 8, root 0: 0 <- 1, 2, 4; 4 <- 5, 6; 2 <- 3; 6 <- 7.
   const goal::Schedule s = generate(rooted_spec(kBinomialReduce, 8, 8192, 0));
-  EXPECT_EQ(receives_of(s).messages, (std::vector<std::uint64_t>{3, 0, 1, 0, 2, 0, 1, 0}));
+  EXPECT_EQ(testing::traffic_of(s, goal::OpKind::Recv).messages, (std::vector<std::uint64_t>{3, 0, 1, 0, 2, 0, 1, 0}));
   EXPECT_EQ(peers_of(s, 0, goal::OpKind::Recv), (std::vector<goal::RankId>{1, 2, 4}));
   EXPECT_EQ(peers_of(s, 4, goal::OpKind::Recv), (std::vector<goal::RankId>{5, 6}));
   const goal::RankId parent[] = {0, 0, 0, 2, 0, 4, 4, 6};
@@ -282,19 +259,6 @@ TEST(RootedAlgorithms, ForwardEachChunkAsSoonAsItArrives) {
 
 // --- deliberately broken schedules ------------------------------------------------------
 
-void drop(goal::Op& op, Payload& p, std::vector<UnitRange>& units) {
-  op = goal::Op::calc(0);
-  p = Payload{};
-  units.clear();
-}
-
-void expect_names(const VerifyReport& r, std::initializer_list<const char*> parts) {
-  ASSERT_FALSE(r.ok);
-  for (const char* part : parts) {
-    EXPECT_NE(r.error.find(part), std::string::npos) << "'" << part << "' in: " << r.error;
-  }
-}
-
 // n = 8, root 3, 2 chunks: relative ranks 0..7 are members 3, 4, 5, 6, 7, 0, 1, 2.
 class BrokenBinomialBroadcast : public ::testing::Test {
  protected:
@@ -305,13 +269,13 @@ class BrokenBinomialBroadcast : public ::testing::Test {
 TEST_F(BrokenBinomialBroadcast, ADroppedSendShiftsTheChunksTheChildReceives) {
   // The root's first send goes to relative 4 (member 7), which then gets chunk 1 first.
   const goal::LocalOp victim = testing::nth_op(good, 3, goal::OpKind::Send, 0);
-  expect_names(verify(testing::tampered(plan, 3, victim, drop)),
+  expect_error(verify(testing::tampered(plan, 3, victim, drop)),
                {"rank 7 op", "expects chunk 0", "carries chunk 1"});
 }
 
 TEST_F(BrokenBinomialBroadcast, ACopyTurnedIntoAReduceHasNothingToReduceInto) {
   const goal::LocalOp victim = testing::nth_op(good, 5, goal::OpKind::Recv, 1);
-  expect_names(verify(testing::tampered(plan, 5, victim, [](goal::Op&, Payload& p, auto&) {
+  expect_error(verify(testing::tampered(plan, 5, victim, [](goal::Op&, Payload& p, auto&) {
                  p.action = DataAction::Reduce;
                })),
                {"rank 5 op", "reduces into chunk 1", "does not hold"});
@@ -320,7 +284,7 @@ TEST_F(BrokenBinomialBroadcast, ACopyTurnedIntoAReduceHasNothingToReduceInto) {
 TEST_F(BrokenBinomialBroadcast, AForwardToTheWrongPeerStarvesTheChild) {
   // Relative 6 (member 1) sends its first chunk to member 0 instead of its child member 2.
   const goal::LocalOp victim = testing::nth_op(good, 1, goal::OpKind::Send, 0);
-  expect_names(verify(testing::tampered(plan, 1, victim, [](goal::Op& op, Payload&, auto&) { op.peer = 0; })),
+  expect_error(verify(testing::tampered(plan, 1, victim, [](goal::Op& op, Payload&, auto&) { op.peer = 0; })),
                {"rank 2 op", "expects chunk 0", "carries chunk 1"});
 }
 
@@ -333,19 +297,19 @@ class BrokenChain : public ::testing::Test {
 
 TEST_F(BrokenChain, ADroppedForwardShiftsTheChunksDownstream) {
   const goal::LocalOp victim = testing::nth_op(good, 3, goal::OpKind::Send, 0);
-  expect_names(verify(testing::tampered(plan, 3, victim, drop)), {"rank 4 op", "expects chunk 0", "carries chunk 1"});
+  expect_error(verify(testing::tampered(plan, 3, victim, drop)), {"rank 4 op", "expects chunk 0", "carries chunk 1"});
 }
 
 TEST_F(BrokenChain, AForwardToTheWrongPeerStarvesTheSuccessor) {
   // Member 3 sends its first chunk to 0 instead of 4; 4 then receives chunk 1 in its place.
   const goal::LocalOp victim = testing::nth_op(good, 3, goal::OpKind::Send, 0);
-  expect_names(verify(testing::tampered(plan, 3, victim, [](goal::Op& op, Payload&, auto&) { op.peer = 0; })),
+  expect_error(verify(testing::tampered(plan, 3, victim, [](goal::Op& op, Payload&, auto&) { op.peer = 0; })),
                {"rank 4 op", "expects chunk 0", "carries chunk 1"});
 }
 
 TEST_F(BrokenChain, TheLastRankExpectingAnotherChunkIsNamed) {
   const goal::LocalOp victim = testing::nth_op(good, 1, goal::OpKind::Recv, 0);
-  expect_names(verify(testing::tampered(plan, 1, victim, [](goal::Op&, Payload&, auto& units) {
+  expect_error(verify(testing::tampered(plan, 1, victim, [](goal::Op&, Payload&, auto& units) {
                  units = {UnitRange{2, 3}};
                })),
                {"rank 1 op", "expects chunk 2", "carries chunk 0"});
@@ -361,7 +325,7 @@ class BrokenBinomialReduce : public ::testing::Test {
 
 TEST_F(BrokenBinomialReduce, AReduceTurnedIntoACopyLosesContributions) {
   const goal::LocalOp victim = testing::nth_op(good, 5, goal::OpKind::Recv, 2);
-  expect_names(verify(testing::tampered(plan, 5, victim, [](goal::Op&, Payload& p, auto&) {
+  expect_error(verify(testing::tampered(plan, 5, victim, [](goal::Op&, Payload& p, auto&) {
                  p.action = DataAction::Copy;
                })),
                {"rank 5 chunk 0", "is missing"});
@@ -369,7 +333,7 @@ TEST_F(BrokenBinomialReduce, AReduceTurnedIntoACopyLosesContributions) {
 
 TEST_F(BrokenBinomialReduce, ALeafSendingTheWrongChunkIsNamed) {
   const goal::LocalOp victim = testing::nth_op(good, 6, goal::OpKind::Send, 0);
-  expect_names(verify(testing::tampered(plan, 6, victim, [](goal::Op&, Payload&, auto& units) {
+  expect_error(verify(testing::tampered(plan, 6, victim, [](goal::Op&, Payload&, auto& units) {
                  units = {UnitRange{1, 2}};
                })),
                {"rank 5 op", "expects chunk 0", "carries chunk 1"});
@@ -379,7 +343,7 @@ TEST_F(BrokenBinomialReduce, ASendToTheWrongParentIsCaught) {
   // Relative 3 (member 0) sends its first chunk to the root instead of relative 2 (member 7),
   // which then receives chunk 1 in its place.
   const goal::LocalOp victim = testing::nth_op(good, 0, goal::OpKind::Send, 0);
-  expect_names(verify(testing::tampered(plan, 0, victim, [](goal::Op& op, Payload&, auto&) { op.peer = 5; })),
+  expect_error(verify(testing::tampered(plan, 0, victim, [](goal::Op& op, Payload&, auto&) { op.peer = 5; })),
                {"rank 7 op", "expects chunk 0", "carries chunk 1"});
 }
 
