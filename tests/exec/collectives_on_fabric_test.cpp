@@ -9,17 +9,14 @@
 #include "collsim/collectives/generate.hpp"
 #include "collsim/exec/fabric_executor.hpp"
 #include "collsim/pdes/transport.hpp"
+#include "net/fabric_test_util.hpp"
 
 namespace collsim::exec {
 namespace {
 
+// The hosts on one switch, 100 Gb/s links of 1 us.
 topo::Topology big_switch(std::uint32_t hosts) {
-  topo::Topology t;
-  std::vector<topo::NodeId> h;
-  for (std::uint32_t i = 0; i < hosts; ++i) h.push_back(t.add_node("h" + std::to_string(i), topo::NodeKind::Host));
-  const topo::NodeId s = t.add_node("s", topo::NodeKind::Switch);
-  for (topo::NodeId host : h) t.add_link(host, s, Bandwidth::gbps(100), pdes::SimTime::ns(1000));
-  return t;
+  return net::testing::star(hosts, Bandwidth::gbps(100), pdes::SimTime::ns(1000));
 }
 
 RunResult run(const coll::Plan& plan, std::uint64_t eager_limit) {

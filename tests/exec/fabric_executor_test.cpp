@@ -10,6 +10,7 @@
 #include "collsim/goal/schedule_builder.hpp"
 #include "collsim/goal/schedule_file.hpp"
 #include "collsim/pdes/transport.hpp"
+#include "net/fabric_test_util.hpp"
 
 namespace collsim::exec {
 namespace {
@@ -17,13 +18,9 @@ namespace {
 constexpr std::int64_t kPsPerByte = 80;
 constexpr std::int64_t kLinkPs = 1'000'000;
 
+// The hosts on one switch, 100 Gb/s links of 1 us.
 topo::Topology star(std::uint32_t hosts) {
-  topo::Topology t;
-  std::vector<topo::NodeId> h;
-  for (std::uint32_t i = 0; i < hosts; ++i) h.push_back(t.add_node("h" + std::to_string(i), topo::NodeKind::Host));
-  const topo::NodeId s = t.add_node("s", topo::NodeKind::Switch);
-  for (topo::NodeId host : h) t.add_link(host, s, Bandwidth::gbps(100), pdes::SimTime::ns(1000));
-  return t;
+  return net::testing::star(hosts, Bandwidth::gbps(100), pdes::SimTime::ns(1000));
 }
 
 // Wire bytes of a flow of `bytes`: 4096-byte packets plus 64 bytes of header each.
