@@ -1,7 +1,6 @@
 #include "collsim/exec/fabric_executor.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <memory>
 #include <stdexcept>
 
@@ -9,14 +8,6 @@
 
 namespace collsim::exec {
 namespace {
-
-template <typename T>
-std::vector<T> gather_values(pdes::Transport& transport, const std::vector<T>& mine) {
-  const auto bytes = transport.gather(std::as_bytes(std::span(mine)));
-  std::vector<T> all(bytes.size() / sizeof(T));
-  if (!all.empty()) std::memcpy(all.data(), bytes.data(), bytes.size());
-  return all;
-}
 
 std::vector<std::string> gather_lines(pdes::Transport& transport, const std::vector<std::string>& mine) {
   std::string joined;
@@ -63,10 +54,10 @@ FabricRun run_on_fabric(const topo::Topology& topology, const net::FabricParams&
     app.report_leftovers(blocked, unmatched);
     app.append_op_times(times);
   }
-  summaries = gather_values(transport, summaries);
+  summaries = pdes::gather_values(transport, summaries);
   blocked = gather_lines(transport, blocked);
   unmatched = gather_lines(transport, unmatched);
-  if (run_options.record_op_times) times = gather_values(transport, times);
+  if (run_options.record_op_times) times = pdes::gather_values(transport, times);
 
   RunResult& r = run.result;
   r.events = run.stats.events;

@@ -1,7 +1,6 @@
 #include "collsim/net/fabric.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <functional>
 #include <map>
 
@@ -94,10 +93,8 @@ std::string Fabric::pfc_deadlock() {
     for (const auto& [in, out] : sw->blocked_ingress())
       mine.push_back({ports[in].peer, ports[in].peer_port, sw->node(), out});
   }
-  const auto gathered = transport_.gather(std::as_bytes(std::span(mine)));
+  const std::vector<Edge> edges = pdes::gather_values(transport_, mine);
   if (transport_.rank() != 0) return {};
-  std::vector<Edge> edges(gathered.size() / sizeof(Edge));
-  if (!edges.empty()) std::memcpy(edges.data(), gathered.data(), gathered.size());
   // Depth-first search for a cycle over (node, port) vertices.
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<std::pair<std::uint32_t, std::uint32_t>>> next;
   for (const Edge& e : edges) next[{e.from_node, e.from_port}].push_back({e.to_node, e.to_port});
@@ -141,12 +138,10 @@ std::vector<std::uint64_t> Fabric::link_bytes() {
   };
   for (const Host* h : hosts_) add(*h);
   for (const Switch* s : switches_) add(*s);
-  const auto gathered = transport_.gather(std::as_bytes(std::span(mine)));
+  const std::vector<Entry> all = pdes::gather_values(transport_, mine);
   std::vector<std::uint64_t> out;
   if (transport_.rank() != 0) return out;
   out.assign(2 * topology_.links().size(), 0);
-  std::vector<Entry> all(gathered.size() / sizeof(Entry));
-  if (!all.empty()) std::memcpy(all.data(), gathered.data(), gathered.size());
   for (const Entry& e : all) out[e.slot] = e.bytes;
   return out;
 }

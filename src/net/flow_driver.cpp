@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cstring>
 #include <fstream>
 #include <numeric>
 #include <sstream>
@@ -182,10 +181,8 @@ FlowRun run_flows(const topo::Topology& topology, const FabricParams& params, pd
   run.totals = fabric.totals();
   run.link_bytes = fabric.link_bytes();
   run.pfc_deadlock = fabric.pfc_deadlock();
-  const auto gathered = transport.gather(std::as_bytes(std::span(records)));
+  const std::vector<Record> all = pdes::gather_values(transport, records);
   if (transport.rank() == 0) {
-    std::vector<Record> all(gathered.size() / sizeof(Record));
-    if (!all.empty()) std::memcpy(all.data(), gathered.data(), gathered.size());
     run.flows.resize(flows.size());
     for (std::size_t i = 0; i < flows.size(); ++i) run.flows[i].spec = flows[i];
     for (const Record& r : all) {

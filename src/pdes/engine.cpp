@@ -228,9 +228,7 @@ RunStats Engine::collect(double wall_s, double sync_s, std::uint64_t windows) {
   run.sync_fraction = seconds[0] > 0 ? seconds[1] / seconds[0] : 0;
   const double mean = static_cast<double>(run.events) / run.ranks;
   run.imbalance = mean > 0 ? static_cast<double>(latest[0]) / mean : 1;
-  const auto gathered = transport_.gather(std::as_bytes(std::span(&stats_, 1)));
-  run.per_rank.resize(gathered.size() / sizeof(RankStats));
-  if (!gathered.empty()) std::memcpy(run.per_rank.data(), gathered.data(), gathered.size());
+  run.per_rank = gather_values(transport_, std::span<const RankStats>(&stats_, 1));
   return run;
 }
 

@@ -4,8 +4,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include "collsim/pdes/event.hpp"
@@ -39,5 +41,20 @@ class Transport {
 
 // A single rank, no MPI.
 std::unique_ptr<Transport> make_local_transport();
+
+// gather() of plain values: every rank's `mine`, concatenated in rank order, on rank 0;
+// empty elsewhere.
+template <typename T>
+std::vector<T> gather_values(Transport& transport, std::span<const T> mine) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  const std::vector<std::byte> bytes = transport.gather(std::as_bytes(mine));
+  std::vector<T> all(bytes.size() / sizeof(T));
+  if (!all.empty()) std::memcpy(all.data(), bytes.data(), bytes.size());
+  return all;
+}
+template <typename T>
+std::vector<T> gather_values(Transport& transport, const std::vector<T>& mine) {
+  return gather_values(transport, std::span<const T>(mine));
+}
 
 }  // namespace collsim::pdes
