@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <utility>
 
 #include "collsim/pdes/event_queue.hpp"
 #include "collsim/pdes/partition.hpp"
@@ -18,6 +19,13 @@ inline pdes::SimTime parse_duration_option(const std::string& option, const std:
   if (!t) throw CLI::ValidationError(option, error);
   if (*t < pdes::SimTime::zero()) throw CLI::ValidationError(option, "must not be negative");
   return *t;
+}
+
+// "name=value" of a --set style option, split at the first '='.
+inline std::pair<std::string, std::string> parse_assignment_option(const std::string& option, const std::string& text) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos) throw CLI::ValidationError(option, "expected name=value, found '" + text + "'");
+  return {text.substr(0, eq), text.substr(eq + 1)};
 }
 
 inline pdes::PartitionMethod parse_partition_option(const std::string& text) {

@@ -68,9 +68,8 @@ net::FabricParams FabricCliOptions::params() const {
   if (!routing.empty()) apply(p, "routing", routing, "--routing");
   if (lossy) p.lossless = false;
   for (const std::string& s : set) {
-    const auto eq = s.find('=');
-    if (eq == std::string::npos) throw CLI::ValidationError("--set", "expected name=value, found '" + s + "'");
-    apply(p, s.substr(0, eq), s.substr(eq + 1), "--set");
+    const auto [name, value] = parse_assignment_option("--set", s);
+    apply(p, name, value, "--set");
   }
   try {
     net::validate(p);

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "collective_options.hpp"
+#include "duration_option.hpp"
 #include "collsim/collectives/generate.hpp"
 #include "collsim/common/units.hpp"
 #include "collsim/exec/fabric_executor.hpp"
@@ -42,9 +43,7 @@ struct RunOptions {
 exec::PacketHostParams host_params(const RunOptions& o) {
   exec::PacketHostParams p;
   for (const std::string& kv : o.host_set) {
-    const auto eq = kv.find('=');
-    if (eq == std::string::npos) throw CLI::ValidationError("--host-set", "expected name=value, found '" + kv + "'");
-    const std::string name = kv.substr(0, eq), value = kv.substr(eq + 1);
+    const auto [name, value] = parse_assignment_option("--host-set", kv);
     try {
       std::size_t used = 0;
       if (name == "o") {
@@ -177,10 +176,9 @@ void report_incomplete(const exec::RunResult& r) {
 exec::LogGOPSParams loggops_params(const RunOptions& o) {
   exec::LogGOPSParams p;
   for (const std::string& kv : o.loggops_set) {
-    const auto eq = kv.find('=');
-    if (eq == std::string::npos) throw CLI::ValidationError("--loggops-set", "expected name=value, found '" + kv + "'");
+    const auto [name, value] = parse_assignment_option("--loggops-set", kv);
     try {
-      exec::set_loggops_param(p, kv.substr(0, eq), kv.substr(eq + 1));
+      exec::set_loggops_param(p, name, value);
     } catch (const std::invalid_argument& e) {
       throw CLI::ValidationError("--loggops-set", e.what());
     }
