@@ -47,8 +47,7 @@ std::vector<std::uint32_t> member_index(const Plan& plan) {
   return index;
 }
 
-template <typename Sink>
-goal::Schedule build(const Plan& plan, goal::ScheduleBuilder& builder, Sink& sink) {
+goal::Schedule build(const Plan& plan, goal::ScheduleBuilder& builder, RankSink& sink) {
   const std::vector<std::uint32_t> index = member_index(plan);
   for (goal::RankId r = 0; r < plan.num_ranks; ++r) {
     builder.begin_rank(r);

@@ -244,7 +244,6 @@ class AbstractRun {
     waiting_requires_.assign(total, 0);
     waiting_irequires_.assign(total, 0);
     finished_.assign(total, 0);
-    started_.assign(total, 0);
     // Reverse edges, global indices.
     std::vector<std::uint64_t> req_count(total + 1, 0), ireq_count(total + 1, 0);
     for (goal::RankId r = 0; r < s_.num_ranks(); ++r) {
@@ -288,7 +287,6 @@ class AbstractRun {
   }
 
   void start(std::uint64_t g) {
-    started_[g] = 1;
     for (std::uint64_t k = after_start_begin_[g]; k < after_start_begin_[g + 1]; ++k) release_irequires(after_start_[k]);
     const goal::RankId r = rank_of_[g];
     const goal::LocalOp i = static_cast<goal::LocalOp>(g - s_.columns().op_begin[r]);
@@ -483,7 +481,7 @@ class AbstractRun {
   std::vector<goal::LocalOp> dfs_stack_;
 
   std::vector<std::uint32_t> waiting_requires_, waiting_irequires_;
-  std::vector<std::uint8_t> started_, finished_;
+  std::vector<std::uint8_t> finished_;
   std::vector<std::uint64_t> after_finish_begin_, after_finish_, after_start_begin_, after_start_;
   std::vector<goal::RankId> rank_of_;
   std::deque<std::uint64_t> ready_;
