@@ -1,0 +1,248 @@
+#include "schedule_simulation.hpp"
+
+#include <chrono>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+
+#include "collsim/common/units.hpp"
+#include "collsim/exec/loggops_simulator.hpp"
+#include "collsim/out/op_times_file.hpp"
+#include "duration_option.hpp"
+
+namespace collsim::cli {
+namespace {
+
+exec::PacketHostParams host_params(const SimulationCliOptions& o) {
+  exec::PacketHostParams p;
+  for (const std::string& kv : o.host_set) {
+    const auto [name, value] = parse_assignment_option("--host-set", kv);
+    try {
+      std::size_t used = 0;
+      if (name == "o") {
+        p.o_ns = std::stoll(value, &used);
+      } else if (name == "O") {
+        p.O_ns_per_byte = std::stod(value, &used);
+      } else if (name == "S") {
+        const auto b = parse_byte_size(value);
+        if (!b) throw std::invalid_argument(value);
+        p.eager_limit_bytes = *b;
+        used = value.size();
+      } else if (name == "control_bytes") {
+        p.control_bytes = std::stoull(value, &used);
+      } else {
+        throw CLI::ValidationError("--host-set", "unknown host parameter '" + name + "' (o, O, S, control_bytes)");
+      }
+      if (used != value.size()) throw std::invalid_argument(value);
+    } catch (const std::logic_error&) {
+      throw CLI::ValidationError("--host-set", "bad value '" + value + "' for " + name);
+    }
+  }
+  if (p.o_ns < 0 || p.O_ns_per_byte < 0) throw CLI::ValidationError("--host-set", "o and O must not be negative");
+  if (p.control_bytes == 0) throw CLI::ValidationError("--host-set", "control_bytes must be positive");
+  return p;
+}
+
+exec::Placement place(const SimulationCliOptions& o, std::uint32_t ranks, std::uint32_t hosts) {
+  if (!o.placement_file.empty()) return exec::read_placement(o.placement_file, ranks, hosts);
+  const auto method = exec::placement_method_from_name(o.placement);
+  if (!method)
+    throw CLI::ValidationError("--placement", "unknown placement '" + o.placement +
+                                                  "' (linear, round-robin, packed, random; or --placement-file)");
+  try {
+    return exec::make_placement(*method, ranks, hosts, o.placement_seed);
+  } catch (const std::invalid_argument& e) {
+    throw CLI::ValidationError("--placement", e.what());
+  }
+}
+
+exec::LogGOPSParams loggops_params(const SimulationCliOptions& o) {
+  exec::LogGOPSParams p;
+  for (const std::string& kv : o.loggops_set) {
+    const auto [name, value] = parse_assignment_option("--loggops-set", kv);
+    try {
+      exec::set_loggops_param(p, name, value);
+    } catch (const std::invalid_argument& e) {
+      throw CLI::ValidationError("--loggops-set", e.what());
+    }
+  }
+  return p;
+}
+
+// The message-level mode: LogGOPSim's model, sequential, on the first rank only.
+exec::FabricRun run_loggops(const goal::Schedule& schedule, const exec::LogGOPSParams& params, bool record) {
+  exec::LogGOPSOptions options;
+  options.record_op_times = record;
+  const auto t0 = std::chrono::steady_clock::now();
+  const exec::LogGOPSResult l = exec::simulate_loggops(schedule, params, options);
+  exec::FabricRun run;
+  exec::RunResult& r = run.result;
+  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  r.complete = l.complete;
+  r.makespan_ps = static_cast<std::int64_t>(l.makespan) * 1000;
+  for (std::uint64_t t : l.rank_finish) r.rank_finish_ps.push_back(static_cast<std::int64_t>(t) * 1000);
+  r.ops_total = schedule.num_ops();
+  r.ops_completed = l.ops_completed;
+  r.messages = l.messages;
+  r.bytes = l.bytes;
+  r.events = l.events;
+  r.events_per_s = r.wall_s > 0 ? static_cast<double>(l.events) / r.wall_s : 0.0;
+  run.stats.events = l.events;
+  run.stats.wall_s = r.wall_s;
+  run.stats.events_per_s = r.events_per_s;
+  for (const exec::BlockedOp& b : l.blocked) {
+    const goal::RankOps ops = schedule.rank(b.rank);
+    std::string why(exec::to_string(b.reason));
+    for (goal::LocalOp p : b.unfinished_requires) why += ", op " + std::to_string(p) + " unfinished";
+    for (goal::LocalOp p : b.unstarted_irequires) why += ", op " + std::to_string(p) + " not started";
+    r.blocked.push_back("rank " + std::to_string(b.rank) + " " + exec::describe_op(b.op, ops.op(b.op)) + ": " + why);
+  }
+  for (const exec::UnmatchedMessage& m : l.unmatched)
+    r.unmatched.push_back("rank " + std::to_string(m.to) + ": message from rank " + std::to_string(m.from) + " tag " +
+                          std::to_string(m.tag) + " (" + exec::describe_op(m.send, schedule.rank(m.from).op(m.send)) +
+                          " of rank " + std::to_string(m.from) + ") was never received");
+  if (record) {
+    for (goal::RankId rank = 0; rank < schedule.num_ranks(); ++rank) {
+      const goal::RankOps ops = schedule.rank(rank);
+      for (goal::LocalOp i = 0; i < ops.num_ops(); ++i) {
+        const std::uint64_t g = ops.first_global_op() + i;
+        auto ps = [](std::uint64_t ns) { return ns == exec::kNever ? std::int64_t{-1} : static_cast<std::int64_t>(ns) * 1000; };
+        r.op_times.push_back({rank, i, ps(l.op_start[g]), ps(l.op_end[g])});
+      }
+    }
+  }
+  return run;
+}
+
+}  // namespace
+
+nlohmann::json run_summary_json(const SimulationCliOptions& o, const topo::Topology& t, const goal::Schedule& schedule,
+                                const std::string& description, const exec::FabricRun& run) {
+  const exec::RunResult& r = run.result;
+  const pdes::RunStats& s = run.stats;
+  return {
+      {"complete", r.complete},
+      {"schedule", description},
+      {"topology", t.name()},
+      {"network", o.network},
+      {"placement", o.placement_name()},
+      {"ranks", schedule.num_ranks()},
+      {"makespan_ps", r.makespan_ps},
+      {"rank_finish_ps", r.rank_finish_ps},
+      {"ops_total", r.ops_total},
+      {"ops_completed", r.ops_completed},
+      {"messages", r.messages},
+      {"bytes", r.bytes},
+      {"events", r.events},
+      {"wall_s", r.wall_s},
+      {"events_per_s", r.events_per_s},
+      {"sim_ranks", s.ranks},
+      {"windows", s.windows},
+      {"sync_fraction", s.sync_fraction},
+      {"packets_forwarded", run.totals.packets_forwarded},
+      {"drops", run.totals.drops},
+      {"ecn_marks", run.totals.ecn_marks},
+      {"pfc_pauses", run.totals.pfc_pauses},
+      {"blocked", r.blocked},
+      {"unmatched", r.unmatched},
+  };
+}
+
+void print_run_human(const SimulationCliOptions& o, const topo::Topology& t, const goal::Schedule&,
+                     const std::string& description, const exec::FabricRun& run) {
+  const exec::RunResult& r = run.result;
+  const pdes::RunStats& s = run.stats;
+  auto us = [](std::int64_t ps) { return static_cast<double>(ps) / 1e6; };
+  std::size_t slowest = 0, fastest = 0;
+  for (std::size_t i = 0; i < r.rank_finish_ps.size(); ++i) {
+    if (r.rank_finish_ps[i] > r.rank_finish_ps[slowest]) slowest = i;
+    if (r.rank_finish_ps[i] < r.rank_finish_ps[fastest]) fastest = i;
+  }
+  std::cout << std::fixed << std::setprecision(3);
+  std::cout << "schedule      " << description << ", " << r.ops_total << " ops\n"
+            << "network       "
+            << (o.network == "loggops" ? std::string("loggops (LogGOPSim's message-level model)")
+                                       : "packet on " + t.name() + " (" + std::to_string(t.num_hosts()) +
+                                             " hosts), placement " + o.placement_name())
+            << "\n"
+            << "makespan      " << us(r.makespan_ps) << " us";
+  if (!r.rank_finish_ps.empty())
+    std::cout << " (slowest rank " << slowest << ": " << us(r.rank_finish_ps[slowest]) << " us, fastest rank "
+              << fastest << ": " << us(r.rank_finish_ps[fastest]) << " us)";
+  std::cout << "\n"
+            << "completed     " << r.ops_completed << " of " << r.ops_total << " ops; " << r.messages << " messages, "
+            << r.bytes << " bytes\n"
+            << "";
+  if (o.network == "packet")
+    std::cout << "fabric        " << run.totals.packets_forwarded << " packet-hops, drops " << run.totals.drops
+              << ", ECN marks " << run.totals.ecn_marks << ", PFC pauses " << run.totals.pfc_pauses << "\n";
+  std::cout << "simulation    " << s.events << " events in " << s.wall_s << " s (" << s.events_per_s / 1e6
+            << " M events/s), " << s.ranks << " rank(s), " << s.windows << " windows, sync " << 100 * s.sync_fraction
+            << " %" << std::endl;
+}
+
+void report_incomplete(const exec::RunResult& r) {
+  constexpr std::size_t kShown = 1000;
+  std::cerr << "collsim: the run did not complete: " << r.ops_total - r.ops_completed << " op(s) never finished, "
+            << r.unmatched.size() << " message(s) never received\n";
+  for (std::size_t i = 0; i < r.blocked.size() && i < kShown; ++i) std::cerr << "  blocked   " << r.blocked[i] << "\n";
+  if (r.blocked.size() > kShown)
+    std::cerr << "  ... and " << r.blocked.size() - kShown << " more blocked ops (all in --summary)\n";
+  for (std::size_t i = 0; i < r.unmatched.size() && i < kShown; ++i) std::cerr << "  unmatched " << r.unmatched[i] << "\n";
+  if (r.unmatched.size() > kShown) std::cerr << "  ... and " << r.unmatched.size() - kShown << " more unmatched\n";
+}
+
+
+std::optional<exec::FabricRun> simulate_schedule(const SimulationCliOptions& o, const topo::Topology& topology,
+                                                 const goal::Schedule& schedule, ParallelContext& parallel) {
+  if (o.network == "loggops") {
+    const exec::LogGOPSParams params = loggops_params(o);
+    if (!parallel.is_root()) return std::nullopt;
+    return run_loggops(schedule, params, !o.ops.empty());
+  }
+  const exec::Placement placement = place(o, schedule.num_ranks(), topology.num_hosts());
+  exec::FabricRunOptions run_options;
+  run_options.record_op_times = !o.ops.empty();
+  exec::FabricRun run = exec::run_on_fabric(topology, o.fabric.params(), parallel.transport(), o.fabric.options(),
+                                            schedule, placement, host_params(o), run_options);
+  if (!parallel.is_root()) return std::nullopt;
+  return run;
+}
+
+void write_run_files(const SimulationCliOptions& o, const goal::Schedule& schedule, const exec::FabricRun& run,
+                     const nlohmann::json& summary) {
+  if (!o.summary.empty()) {
+    std::ofstream out(o.summary);
+    out << summary.dump(2) << "\n";
+    if (!out) throw std::runtime_error("cannot write " + o.summary);
+  }
+  if (!o.ops.empty()) out::write_op_times_hdf5(o.ops, schedule, run.result.op_times);
+}
+
+void SimulationCliOptions::add_to(CLI::App& cmd) {
+  cmd.add_option("--topology", topology, "Topology file (topologies/*.yaml); packet mode")->check(CLI::ExistingFile);
+  cmd.add_option("--placement", placement, "Ranks on hosts: linear, round-robin, packed, random")->capture_default_str();
+  cmd.add_option("--placement-file", placement_file, "One line per rank: 'host' or 'rank host'")->check(CLI::ExistingFile);
+  cmd.add_option("--placement-seed", placement_seed, "Seed of the random placement")->capture_default_str();
+  cmd.add_option("--network", network, "Network model: packet, or loggops (LogGOPSim's message-level model)")
+      ->capture_default_str();
+  cmd.add_option("--loggops-set", loggops_set, "LogGOPS parameter name=value (L, o, g, G, O, S; LogGOPSim's defaults)");
+  cmd.add_option("--host-set", host_set, "Host cost name=value: o (ns per message), O (ns per byte), S (eager limit), control_bytes");
+  cmd.add_flag("--json", json, "Print the summary as JSON");
+  cmd.add_option("--summary", summary, "Write the JSON summary to this file");
+  cmd.add_option("--ops", ops, "Write every op's start and end time to this HDF5 file");
+  fabric.add_to(cmd);
+}
+
+void SimulationCliOptions::check(bool topology_needed) const {
+  if (network != "packet" && network != "loggops")
+    throw CLI::ValidationError("--network", "unknown network model '" + network + "' (packet, loggops)");
+  if (network == "packet" && topology_needed && topology.empty())
+    throw CLI::ValidationError("--topology", "is required in packet mode");
+  (void)loggops_params(*this);
+  (void)fabric.params();
+  (void)fabric.options();
+  (void)host_params(*this);
+}
+
+}  // namespace collsim::cli

@@ -1,0 +1,58 @@
+#pragma once
+// Simulating one GOAL schedule, whatever produced it: the options every simulating command
+// shares (`run`, `workload --run`, `replay`), the run itself in packet or loggops mode, and
+// its summary (human, JSON, HDF5 op times).
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "collsim/exec/fabric_executor.hpp"
+#include "collsim/goal/schedule.hpp"
+#include "collsim/topo/topology.hpp"
+#include "fabric_options.hpp"
+#include "parallel_context.hpp"
+
+namespace collsim::cli {
+
+struct SimulationCliOptions {
+  std::string topology;
+  std::string placement = "linear";
+  std::string placement_file;
+  std::uint64_t placement_seed = 1;
+  std::string network = "packet";
+  std::vector<std::string> host_set;     // name=value
+  std::vector<std::string> loggops_set;  // name=value
+  bool json = false;
+  std::string summary;
+  std::string ops;
+  FabricCliOptions fabric;
+
+  void add_to(CLI::App& cmd);
+  // Checks what can be checked before anything is loaded; throws CLI::ValidationError.
+  // `topology_needed`: packet mode needs one unless the command supplies a default.
+  void check(bool topology_needed = true) const;
+  std::string placement_name() const { return placement_file.empty() ? placement : placement_file; }
+};
+
+// Simulates `schedule` (on `topology` in packet mode) on every rank of `parallel`. Returns the
+// run on the root rank, nothing elsewhere.
+std::optional<exec::FabricRun> simulate_schedule(const SimulationCliOptions& o, const topo::Topology& topology,
+                                                 const goal::Schedule& schedule, ParallelContext& parallel);
+
+// The summary keys every simulating command reports; commands add their own.
+nlohmann::json run_summary_json(const SimulationCliOptions& o, const topo::Topology& t, const goal::Schedule& schedule,
+                                const std::string& description, const exec::FabricRun& run);
+// Makespan, slowest and fastest rank, ops, messages, fabric totals, events and wall time.
+void print_run_human(const SimulationCliOptions& o, const topo::Topology& t, const goal::Schedule& schedule,
+                     const std::string& description, const exec::FabricRun& run);
+// Blocked ops and unmatched messages on stderr.
+void report_incomplete(const exec::RunResult& r);
+// --summary (the given JSON) and --ops (HDF5 op times).
+void write_run_files(const SimulationCliOptions& o, const goal::Schedule& schedule, const exec::FabricRun& run,
+                     const nlohmann::json& summary);
+
+}  // namespace collsim::cli
