@@ -23,11 +23,12 @@ void Host::start() {
   if (app_) app_->start(*this);
 }
 
-std::uint16_t Host::port_toward(HostIndex dst, std::uint64_t salt) const {
+std::uint16_t Host::port_toward(HostIndex dst, std::uint64_t salt, std::uint32_t nic) const {
   if (ports_.size() == 1) return 0;
   const auto candidates = ctx_.routing.next_ports(node_, dst);
   if (candidates.empty())
     throw std::runtime_error("host " + std::to_string(index_) + " has no route to host " + std::to_string(dst));
+  if (nic != kAnyNic) return candidates[nic % candidates.size()];
   return candidates[mix(mix(ctx_.params.seed, salt), dst) % candidates.size()];
 }
 
@@ -49,7 +50,7 @@ FlowId Host::start_flow(HostIndex dst, std::uint64_t bytes, std::uint8_t priorit
   f.packets = static_cast<std::uint32_t>(bytes == 0 ? 1 : (bytes + mtu - 1) / mtu);
   f.priority = priority;
   f.entropy = static_cast<std::uint32_t>(mix(mix(ctx_.params.seed, index_), id));
-  f.port = nic == kAnyNic ? port_toward(dst, f.entropy) : static_cast<std::uint16_t>(nic % ports_.size());
+  f.port = port_toward(dst, f.entropy, nic);
   f.label = label;
   f.start = now();
   f.next_send = now();

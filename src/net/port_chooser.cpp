@@ -49,8 +49,14 @@ PortChooser::PortChooser(const topo::Topology& t, const FabricParams& params, co
   }
 }
 
+void PortChooser::no_route(topo::NodeId node, const Packet& p) const {
+  throw std::runtime_error("switch " + topology_.node(node).name + " has no route to host " + std::to_string(p.dst) +
+                           " (a packet from host " + std::to_string(p.src) + " reached a switch off every path to it)");
+}
+
 std::uint16_t PortChooser::hashed(topo::NodeId node, const Packet& p, std::span<const topo::PortIndex> c) const {
   if (c.size() == 1) return c[0];
+  if (c.empty()) no_route(node, p);
   const std::uint64_t h = mix(mix(mix(mix(params_.seed, node), p.src), p.dst), p.entropy);
   return c[h % c.size()];
 }
@@ -58,6 +64,7 @@ std::uint16_t PortChooser::hashed(topo::NodeId node, const Packet& p, std::span<
 std::uint16_t PortChooser::least_queued(topo::NodeId node, const Packet& p, std::span<const topo::PortIndex> c,
                                         const std::vector<OutputPort>& ports) const {
   if (c.size() == 1) return c[0];
+  if (c.empty()) no_route(node, p);
   const std::uint64_t h = mix(mix(mix(mix(params_.seed, node), p.src), p.dst), p.entropy);
   const std::size_t first = h % c.size();
   // Fewest queued bytes of the packet's class; ties go to the hashed choice, then onward.

@@ -10,6 +10,7 @@
 #include "collsim/goal/schedule_builder.hpp"
 #include "collsim/goal/schedule_file.hpp"
 #include "collsim/pdes/transport.hpp"
+#include "collsim/topo/generators.hpp"
 #include "net/fabric_test_util.hpp"
 
 namespace collsim::exec {
@@ -180,6 +181,41 @@ TEST(FabricExecutor, RunsTheSharedGoalSamples) {
     EXPECT_TRUE(r.complete) << entry.path() << ": " << (r.blocked.empty() ? "" : r.blocked[0]);
     EXPECT_EQ(r.ops_completed, s.num_ops()) << entry.path();
     EXPECT_GT(r.makespan_ps, 0) << entry.path();
+  }
+}
+
+
+// A GPU of a rail cluster has two ports: NVLink to its own server, a NIC to the others. A GOAL
+// op's `nic` picks among the ports that lead to the peer, so `nic 0` and `nic 1` both reach a
+// GPU of another server through the rail leaf, and one of the same server through the
+// NVSwitch. With every link at 100 Gb/s and 1 us, either path is two hops: one_way(s).
+TEST(FabricExecutor, ANicChoiceNeverSendsAMessageOffItsPath) {
+  topo::RailParams p;
+  p.servers = 2;
+  p.gpus_per_server = 2;
+  p.spines = 1;
+  const topo::LinkSpec link{Bandwidth::gbps(100), pdes::SimTime::ns(1000)};
+  p.nvlink = p.nic = p.fabric_link = link;
+  const topo::Topology t = topo::make_rail(p);
+  for (std::uint8_t nic : {0, 1}) {
+    for (goal::RankId to : {1u, 2u}) {  // rank 1: same server; rank 2: the other server, same rail
+      goal::ScheduleBuilder b(4);
+      for (goal::RankId r = 0; r < 4; ++r) {
+        b.begin_rank(r);
+        if (r == 0) b.add(goal::Op::send(10000, to, 0, 0, nic));
+        if (r == to) b.add(goal::Op::recv(10000, 0, 0, 0, nic));
+        b.end_rank();
+      }
+      auto transport = pdes::make_local_transport();
+      FabricRunOptions options;
+      options.record_op_times = true;
+      const RunResult r = run_on_fabric(t, net::FabricParams{}, *transport, net::FabricOptions{}, b.finish(),
+                                        make_placement(PlacementMethod::Linear, 4, 4), PacketHostParams{}, options)
+                              .result;
+      ASSERT_TRUE(r.complete) << "nic " << int(nic) << " to rank " << to;
+      ASSERT_EQ(r.op_times.size(), 2u);
+      EXPECT_EQ(r.op_times[1].end_ps, one_way(10000)) << "nic " << int(nic) << " to rank " << to;
+    }
   }
 }
 

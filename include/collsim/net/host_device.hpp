@@ -124,8 +124,9 @@ class Host final : public Device {
   // For the application.
   HostIndex index() const { return index_; }
   pdes::SimTime time() const { return now(); }
-  // `nic`: which of the host's ports to use (modulo their number), or kAnyNic to let the
-  // routing choose as for any flow.
+  // `nic`: which of the host's ports that lead toward `dst` to use (modulo their number), or
+  // kAnyNic to let the routing hash choose. A GPU's NVLink port leads only to its own server
+  // and its NIC only to the others, so a GOAL op's `nic` can never send a message astray.
   static constexpr std::uint32_t kAnyNic = 0xFFFFFFFFu;
   FlowId start_flow(HostIndex dst, std::uint64_t bytes, std::uint8_t priority = 0, FlowLabel label = {},
                     std::uint32_t nic = kAnyNic);
@@ -156,7 +157,7 @@ class Host final : public Device {
     pdes::SimTime wakeup_at = pdes::SimTime::infinity();
   };
 
-  std::uint16_t port_toward(HostIndex dst, std::uint64_t salt) const;
+  std::uint16_t port_toward(HostIndex dst, std::uint64_t salt, std::uint32_t nic = kAnyNic) const;
   void activate(std::uint32_t flow);
   void try_transmit(std::uint16_t port);
   void send_data(Sender& f);

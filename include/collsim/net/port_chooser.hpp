@@ -27,6 +27,7 @@ class PortChooser {
                        pdes::RandomStream& random) const;
 
  private:
+  [[noreturn]] void no_route(topo::NodeId node, const Packet& p) const;
   std::uint16_t hashed(topo::NodeId node, const Packet& p, std::span<const topo::PortIndex> candidates) const;
   std::uint16_t least_queued(topo::NodeId node, const Packet& p, std::span<const topo::PortIndex> candidates,
                              const std::vector<OutputPort>& ports) const;
