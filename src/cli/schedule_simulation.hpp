@@ -39,9 +39,10 @@ struct SimulationCliOptions {
 };
 
 // Simulates `schedule` (on `topology` in packet mode) on every rank of `parallel`. Returns the
-// run on the root rank, nothing elsewhere.
+// run on the root rank, nothing elsewhere. Op times are recorded for --ops or when asked.
 std::optional<exec::FabricRun> simulate_schedule(const SimulationCliOptions& o, const topo::Topology& topology,
-                                                 const goal::Schedule& schedule, ParallelContext& parallel);
+                                                 const goal::Schedule& schedule, ParallelContext& parallel,
+                                                 bool record_op_times = false);
 
 // The summary keys every simulating command reports; commands add their own.
 nlohmann::json run_summary_json(const SimulationCliOptions& o, const topo::Topology& t, const goal::Schedule& schedule,

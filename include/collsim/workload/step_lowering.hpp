@@ -1,0 +1,40 @@
+#pragma once
+// One training step as a GOAL schedule: every GPU's forward and backward compute as calcs on
+// its compute stream (cpu 0), each TP/SP, PP, EP collective where it occurs (blocking the
+// compute that needs its result), and the DP gradient reduction in buckets on separate
+// streams that overlap the backward pass.
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "collsim/collectives/system_model.hpp"
+#include "collsim/goal/schedule.hpp"
+#include "collsim/workload/workload_spec.hpp"
+
+namespace collsim::workload {
+
+// What an op does, for the report of where the time goes: compute, or communication of
+// one parallel dimension (role = 1 + Dimension).
+enum class OpRole : std::uint8_t { Compute = 0, TP = 1, PP = 2, DP = 3, EP = 4 };
+inline OpRole role_of(Dimension d) { return static_cast<OpRole>(1 + static_cast<std::uint8_t>(d)); }
+
+struct LoweringOptions {
+  std::uint32_t gpus_per_node = 1;  // consecutive ranks sharing a node (collectives plan for it)
+  coll::SystemModel system;         // what "auto" tunes for (the arch comes from the device)
+};
+
+struct LoweredStep {
+  goal::Schedule schedule;
+  std::vector<OpRole> role;                       // per global op
+  std::vector<std::uint64_t> compute_ns;          // per rank: its compute calcs summed
+  std::vector<std::array<std::uint64_t, kDimensions>> bytes_sent;  // per rank and dimension (wire bytes)
+  double model_flops = 0;                         // per iteration on all GPUs, without recomputation
+  std::uint64_t micro_batches = 0;
+  std::uint64_t total_params = 0;
+};
+
+// Throws std::invalid_argument for an inconsistent workload (see validate()).
+LoweredStep lower_step(const WorkloadSpec& w, const LoweringOptions& options);
+
+}  // namespace collsim::workload

@@ -1,0 +1,30 @@
+#pragma once
+// Where the time of a simulated step goes, on the rank that finishes last: compute, then
+// communication that no compute hides (per parallel dimension; PP includes the pipeline
+// bubble, which is time spent waiting for the neighbouring stage), then idle time.
+
+#include <array>
+#include <cstdint>
+#include <span>
+
+#include "collsim/workload/step_lowering.hpp"
+
+namespace collsim::workload {
+
+struct StepReport {
+  std::int64_t iteration_ps = 0;
+  goal::RankId critical_rank = 0;
+  std::int64_t compute_ps = 0;                              // on the critical rank
+  std::array<std::int64_t, kDimensions> exposed_comm_ps{};  // on the critical rank
+  std::int64_t idle_ps = 0;                                 // neither compute nor communication
+  double mfu = 0;                                           // model FLOPs / (iteration × GPUs × peak)
+  std::array<double, kDimensions> bytes_per_rank{};         // mean over ranks, bytes sent per iteration
+};
+
+// `start_ps` / `end_ps`: per global op of step.schedule, -1 for an op that never ran.
+// compute + Σ exposed + idle = iteration on the critical rank; where several dimensions
+// communicate at once and nothing computes, they share the time equally.
+StepReport analyse_step(const WorkloadSpec& w, const LoweredStep& step, std::span<const std::int64_t> start_ps,
+                        std::span<const std::int64_t> end_ps);
+
+}  // namespace collsim::workload

@@ -1,0 +1,197 @@
+#include "workload_command.hpp"
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "collsim/common/input_error.hpp"
+#include "collsim/common/units.hpp"
+#include "collsim/goal/schedule_file.hpp"
+#include "collsim/topo/loader.hpp"
+#include "collsim/workload/step_lowering.hpp"
+#include "collsim/workload/step_report.hpp"
+#include "collsim/workload/workload_loader.hpp"
+#include "preset_paths.hpp"
+#include "schedule_simulation.hpp"
+
+namespace collsim::cli {
+namespace {
+
+struct WorkloadOptions {
+  std::string workload;
+  std::string output;
+  bool run = false;
+  SimulationCliOptions sim;
+  CLI::Option* network_option = nullptr;
+};
+
+constexpr workload::Dimension kDims[] = {workload::Dimension::TP, workload::Dimension::PP, workload::Dimension::DP,
+                                         workload::Dimension::EP};
+
+// GPUs per server: hosts that share the first host's server (1 on plain networks).
+std::uint32_t gpus_per_node(const topo::Topology& t) {
+  if (t.num_hosts() == 0) return 1;
+  const std::uint32_t server = t.node(t.host(0)).server;
+  std::uint32_t n = 0;
+  for (std::uint32_t h = 0; h < t.num_hosts(); ++h) n += t.node(t.host(h)).server == server ? 1 : 0;
+  return n;
+}
+
+void check_fits(const workload::WorkloadSpec& w, const topo::Topology& t, const std::string& file) {
+  if (w.world() > t.num_hosts())
+    throw InputError::in_file(file, "the workload needs " + std::to_string(w.world()) + " GPUs (TP " +
+                                        std::to_string(w.parallel.tp) + " × PP " + std::to_string(w.parallel.pp) +
+                                        " × DP " + std::to_string(w.parallel.dp) + ") but topology " + t.name() +
+                                        " has " + std::to_string(t.num_hosts()) + " hosts");
+  const std::uint32_t per_node = gpus_per_node(t);
+  if (per_node > 1 && (w.parallel.tp > per_node || per_node % w.parallel.tp != 0))
+    throw InputError::in_file(file, "a TP group of " + std::to_string(w.parallel.tp) + " GPUs does not fit the " +
+                                        std::to_string(per_node) + "-GPU servers of " + t.name() +
+                                        ": tensor parallelism must stay on one server's NVLink (TP dividing " +
+                                        std::to_string(per_node) + ")");
+}
+
+std::string describe(const workload::WorkloadSpec& w, const workload::LoweredStep& step) {
+  const workload::ParallelSpec& p = w.parallel;
+  std::ostringstream s;
+  const double params = static_cast<double>(step.total_params);
+  s << w.name << ": " << w.model.name << " (" << std::fixed << std::setprecision(1)
+    << (params >= 1e9 ? params / 1e9 : params / 1e6) << (params >= 1e9 ? " B" : " M") << " params), TP" << p.tp << (p.sp ? "+SP" : "") << " PP" << p.pp
+    << " DP" << p.dp;
+  if (p.ep > 1) s << " EP" << p.ep;
+  if (p.zero != workload::DpSharding::None) s << " " << workload::to_string(p.zero);
+  s << ", " << step.micro_batches << " micro-batches of " << w.training.micro_batch << " ("
+    << workload::to_string(p.schedule) << "), " << w.world() << " × " << w.device.name;
+  return s.str();
+}
+
+nlohmann::json dims_json(const auto& values) {
+  nlohmann::json j = nlohmann::json::object();
+  for (workload::Dimension d : kDims) j[std::string(workload::to_string(d))] = values[static_cast<std::size_t>(d)];
+  return j;
+}
+
+nlohmann::json report_json(const workload::WorkloadSpec& w, const workload::LoweredStep& step,
+                           const workload::StepReport& r) {
+  return {{"workload", w.name},
+          {"model", w.model.name},
+          {"gpus", w.world()},
+          {"micro_batches", step.micro_batches},
+          {"iteration_ps", r.iteration_ps},
+          {"critical_rank", r.critical_rank},
+          {"compute_ps", r.compute_ps},
+          {"exposed_comm_ps", dims_json(r.exposed_comm_ps)},
+          {"idle_ps", r.idle_ps},
+          {"mfu", r.mfu},
+          {"model_flops", step.model_flops},
+          {"bytes_per_rank", dims_json(r.bytes_per_rank)}};
+}
+
+void print_report(const workload::WorkloadSpec& w, const workload::StepReport& r) {
+  const double it = static_cast<double>(r.iteration_ps);
+  auto ms = [](std::int64_t ps) { return static_cast<double>(ps) / 1e9; };
+  auto pct = [&](std::int64_t ps) { return it > 0 ? 100.0 * static_cast<double>(ps) / it : 0.0; };
+  std::cout << std::fixed << std::setprecision(3) << "iteration     " << ms(r.iteration_ps)
+            << " ms (slowest rank " << r.critical_rank << "), MFU " << std::setprecision(1) << 100 * r.mfu << " %\n"
+            << "where the time goes on rank " << r.critical_rank << ":\n";
+  auto row = [&](const std::string& what, std::int64_t ps) {
+    std::cout << "  " << std::left << std::setw(30) << what << std::right << std::setw(12) << std::setprecision(3)
+              << ms(ps) << " ms " << std::setw(6) << std::setprecision(1) << pct(ps) << " %\n";
+  };
+  row("compute", r.compute_ps);
+  for (workload::Dimension d : kDims) {
+    if (d == workload::Dimension::EP && w.parallel.ep <= 1) continue;
+    std::string what = "exposed " + std::string(workload::to_string(d)) + " communication";
+    if (d == workload::Dimension::PP) what = "exposed pp (incl. bubble)";
+    row(what, r.exposed_comm_ps[static_cast<std::size_t>(d)]);
+  }
+  row("idle", r.idle_ps);
+  std::cout << "bytes sent per GPU:";
+  for (workload::Dimension d : kDims)
+    std::cout << " " << workload::to_string(d) << " " << std::setprecision(1)
+              << r.bytes_per_rank[static_cast<std::size_t>(d)] / 1e6 << " MB";
+  std::cout << std::endl;
+}
+
+void run_workload_command(WorkloadOptions& o) {
+  const std::string file = workload::resolve_workload(o.workload, collsim_home() / "workload" / "presets").string();
+  const workload::WorkloadSpec w = workload::load_workload(file);
+  if (!o.network_option->count()) o.sim.network = w.cluster.network;
+  if (o.sim.topology.empty() && !w.cluster.topology.empty()) o.sim.topology = resolve_topology(w.cluster.topology);
+  const bool simulate = o.run || o.output.empty();
+  o.sim.check(simulate);
+
+  ParallelContext parallel;
+  bool complete = true;
+  const int rc = parallel.guarded([&] {
+    const topo::Topology t = o.sim.topology.empty() ? topo::Topology{} : topo::load_topology(o.sim.topology);
+    workload::LoweringOptions lowering;
+    if (!o.sim.topology.empty()) {
+      check_fits(w, t, file);
+      lowering.gpus_per_node = gpus_per_node(t);
+    } else {
+      lowering.gpus_per_node = w.parallel.tp;
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    workload::LoweredStep step;
+    try {
+      step = workload::lower_step(w, lowering);
+    } catch (const std::invalid_argument& e) {
+      throw InputError::in_file(file, e.what());
+    }
+    const double lower_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const std::string description = describe(w, step);
+    if (parallel.is_root()) {
+      if (!o.output.empty())
+        goal::save_schedule(step.schedule, o.output,
+                            goal::format_from_extension(o.output).value_or(goal::ScheduleFormat::Text));
+      if (!o.sim.json)
+        std::cout << "workload      " << description << "\n"
+                  << "lowered       " << step.schedule.num_ops() << " ops on " << step.schedule.num_ranks()
+                  << " ranks, lowered in " << std::setprecision(3) << lower_s << " s"
+                  << (o.output.empty() ? "" : ", written to " + o.output) << "\n";
+    }
+    if (!simulate) return;
+    const std::optional<exec::FabricRun> run = simulate_schedule(o.sim, t, step.schedule, parallel, true);
+    if (!run) return;
+    complete = run->result.complete;
+    std::vector<std::int64_t> start(step.schedule.num_ops(), -1), end(step.schedule.num_ops(), -1);
+    for (const exec::OpTime& ot : run->result.op_times) {
+      const std::uint64_t g = step.schedule.rank(ot.rank).first_global_op() + ot.op;
+      start[g] = ot.start_ps;
+      end[g] = ot.end_ps;
+    }
+    const workload::StepReport report = workload::analyse_step(w, step, start, end);
+    nlohmann::json j = run_summary_json(o.sim, t, step.schedule, description, *run);
+    j.update(report_json(w, step, report));
+    write_run_files(o.sim, step.schedule, *run, j);
+    if (o.sim.json) {
+      std::cout << j.dump(2) << std::endl;
+    } else {
+      print_run_human(o.sim, t, step.schedule, description, *run);
+      print_report(w, report);
+    }
+    if (!complete) report_incomplete(run->result);
+  });
+  if (rc != 0) throw CLI::RuntimeError(rc);
+  if (!complete) throw CLI::RuntimeError(2);
+}
+
+}  // namespace
+
+void add_workload_command(CLI::App& app) {
+  auto o = std::make_shared<WorkloadOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "workload", "Lower a DNN training step (model + parallelism + compute model) to GOAL, and simulate it");
+  cmd->add_option("WORKLOAD", o->workload, "Workload file, or a preset name (workload/presets/*.yaml)")->required();
+  cmd->add_option("-o,--output", o->output, "Write the step's GOAL schedule here (.goal text, .bin, .goalb)");
+  cmd->add_flag("--run", o->run, "Simulate the step (the default unless -o is given)");
+  o->sim.add_to(*cmd);
+  o->network_option = cmd->get_option("--network");
+  cmd->callback([o] { run_workload_command(*o); });
+}
+
+}  // namespace collsim::cli
