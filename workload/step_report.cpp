@@ -18,20 +18,15 @@ struct Edge {
 }  // namespace
 
 StepReport analyse_step(const WorkloadSpec& w, const LoweredStep& step, std::span<const std::int64_t> start_ps,
-                        std::span<const std::int64_t> end_ps) {
+                        std::span<const std::int64_t> end_ps, std::span<const std::int64_t> rank_finish_ps) {
   const goal::Schedule& s = step.schedule;
-  if (start_ps.size() != s.num_ops() || end_ps.size() != s.num_ops())
+  if (start_ps.size() != s.num_ops() || end_ps.size() != s.num_ops() || rank_finish_ps.size() != s.num_ranks())
     throw std::invalid_argument("analyse_step: op times do not match the schedule");
   StepReport r;
-  // The critical rank: the one whose last op ends last.
-  std::vector<std::int64_t> finish(s.num_ranks(), 0);
-  for (goal::RankId rank = 0; rank < s.num_ranks(); ++rank) {
-    const goal::RankOps ops = s.rank(rank);
-    for (goal::LocalOp i = 0; i < ops.num_ops(); ++i)
-      finish[rank] = std::max(finish[rank], end_ps[ops.first_global_op() + i]);
-  }
-  r.critical_rank = static_cast<goal::RankId>(std::max_element(finish.begin(), finish.end()) - finish.begin());
-  r.iteration_ps = finish.empty() ? 0 : finish[r.critical_rank];
+  // The critical rank: the one that finishes last.
+  const auto last = std::max_element(rank_finish_ps.begin(), rank_finish_ps.end());
+  r.critical_rank = static_cast<goal::RankId>(last - rank_finish_ps.begin());
+  r.iteration_ps = rank_finish_ps.empty() ? 0 : *last;
 
   std::vector<Edge> edges;
   const goal::RankOps ops = s.rank(r.critical_rank);

@@ -164,7 +164,7 @@ void run_workload_command(WorkloadOptions& o) {
       start[g] = ot.start_ps;
       end[g] = ot.end_ps;
     }
-    const workload::StepReport report = workload::analyse_step(w, step, start, end);
+    const workload::StepReport report = workload::analyse_step(w, step, start, end, run->result.rank_finish_ps);
     nlohmann::json j = run_summary_json(o.sim, t, step.schedule, description, *run);
     j.update(report_json(w, step, report));
     write_run_files(o.sim, step.schedule, *run, j);

@@ -78,7 +78,9 @@ TEST(DelayModel, OneFOneBTakesMPlusPMinusOneStageTimes) {
     start[i] = static_cast<std::int64_t>(r.op_start[i]) * 1000;
     end[i] = static_cast<std::int64_t>(r.op_end[i]) * 1000;
   }
-  const StepReport rep = analyse_step(w, s, start, end);
+  std::vector<std::int64_t> finish;
+  for (std::uint64_t t : r.rank_finish) finish.push_back(static_cast<std::int64_t>(t) * 1000);
+  const StepReport rep = analyse_step(w, s, start, end, finish);
   EXPECT_EQ(rep.critical_rank, 0u);
   EXPECT_EQ(rep.iteration_ps, static_cast<std::int64_t>(r.makespan) * 1000);
   EXPECT_EQ(rep.compute_ps, static_cast<std::int64_t>(s.compute_ns[0]) * 1000);

@@ -21,10 +21,12 @@ struct StepReport {
   std::array<double, kDimensions> bytes_per_rank{};         // mean over ranks, bytes sent per iteration
 };
 
-// `start_ps` / `end_ps`: per global op of step.schedule, -1 for an op that never ran.
+// `start_ps` / `end_ps`: per global op of step.schedule, -1 for an op that never ran;
+// `rank_finish_ps`: per rank, when the simulator says it finished (which may be after its
+// last op ended: LogGOPS keeps the cpu busy with the overhead of a send already handed over).
 // compute + Σ exposed + idle = iteration on the critical rank; where several dimensions
 // communicate at once and nothing computes, they share the time equally.
 StepReport analyse_step(const WorkloadSpec& w, const LoweredStep& step, std::span<const std::int64_t> start_ps,
-                        std::span<const std::int64_t> end_ps);
+                        std::span<const std::int64_t> end_ps, std::span<const std::int64_t> rank_finish_ps);
 
 }  // namespace collsim::workload

@@ -1,0 +1,109 @@
+"""`collsim workload` as a user types it: the JSON report adds up, the schedule it writes is
+the one it simulates, results do not depend on the number of MPI ranks, and workloads that do
+not fit their cluster are refused."""
+
+import json
+import os
+import subprocess
+import tempfile
+import unittest
+
+COLLSIM = os.environ["COLLSIM"]
+MPIEXEC = os.environ.get("MPIEXEC", "mpirun")
+ROOT = os.environ["COLLSIM_SOURCE_DIR"]
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+VOLATILE = {"wall_s", "events_per_s", "sim_ranks", "windows", "sync_fraction"}
+DIMS = ["tp", "pp", "dp", "ep"]
+
+# 16 GPUs on two DGX H100 servers: TP inside a server, PP and DP across.
+SMALL = """
+name: small
+model: {layers: 4, hidden: 256, heads: 8, seq: 128, vocab: 1024}
+training: {global_batch: 16, micro_batch: 1}
+parallelism: {tp: 2, sp: true, pp: 2, dp: 4, dp_bucket: 1MiB}
+comm: {channels: 1}
+device: {preset: H100}
+cluster: {topology: dgx_h100_superpod}
+"""
+
+
+def collsim(*args, ranks=0):
+    cmd = ([MPIEXEC, "--oversubscribe", "-n", str(ranks)] if ranks else []) + [COLLSIM, *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=ENV)
+
+
+class Workload(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.TemporaryDirectory()
+        cls.small = cls.write("small.yaml", SMALL)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.dir.cleanup()
+
+    @classmethod
+    def write(cls, name, text):
+        path = os.path.join(cls.dir.name, name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def report(self, *args, ranks=0):
+        r = collsim("workload", "--json", *args, ranks=ranks)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return json.loads(r.stdout)
+
+    def test_the_time_adds_up_on_the_critical_rank(self):
+        j = self.report(self.small)
+        self.assertTrue(j["complete"])
+        self.assertEqual(j["gpus"], 16)
+        self.assertEqual(set(j["exposed_comm_ps"]), set(DIMS))
+        self.assertEqual(set(j["bytes_per_rank"]), set(DIMS))
+        total = j["compute_ps"] + j["idle_ps"] + sum(j["exposed_comm_ps"].values())
+        self.assertEqual(total, j["iteration_ps"])
+        self.assertEqual(j["iteration_ps"], j["makespan_ps"])
+        self.assertGreater(j["compute_ps"], 0)
+        self.assertTrue(0 < j["mfu"] < 1)
+        # TP, PP and DP all communicate; there is no EP.
+        for d in ["tp", "pp", "dp"]:
+            self.assertGreater(j["bytes_per_rank"][d], 0)
+        self.assertEqual(j["bytes_per_rank"]["ep"], 0)
+
+    def test_the_written_schedule_is_the_one_simulated(self):
+        goal = os.path.join(self.dir.name, "step.goal")
+        j = self.report(self.small, "-o", goal, "--run", "--network", "loggops")
+        r = collsim("run", "--schedule", goal, "--network", "loggops", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(json.loads(r.stdout)["makespan_ps"], j["iteration_ps"])
+
+    def test_identical_results_on_1_and_2_ranks(self):
+        one = {k: v for k, v in self.report(self.small).items() if k not in VOLATILE}
+        two = {k: v for k, v in self.report(self.small, ranks=2).items() if k not in VOLATILE}
+        self.assertEqual(one, two)
+
+    def test_a_tp_group_larger_than_a_server_is_refused(self):
+        path = self.write("tp16.yaml", SMALL.replace("tp: 2", "tp: 8").replace("heads: 8", "heads: 16")
+                          .replace("pp: 2", "pp: 1").replace("dp: 4", "dp: 2")
+                          .replace("{preset: H100}", "{preset: H100}").replace("tp: 8", "tp: 16"))
+        r = collsim("workload", path)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("a TP group of 16 GPUs does not fit the 8-GPU servers of dgx_h100_superpod", r.stderr)
+
+    def test_more_gpus_than_hosts_is_refused(self):
+        path = self.write("big.yaml", SMALL.replace("dp: 4", "dp: 128").replace("global_batch: 16", "global_batch: 512"))
+        r = collsim("workload", path)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("needs 512 GPUs (TP 2 × PP 2 × DP 128) but topology dgx_h100_superpod has 256 hosts", r.stderr)
+
+    def test_writing_only_lowers(self):
+        goal = os.path.join(self.dir.name, "only.goal")
+        r = collsim("workload", self.small, "-o", goal)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("lowered", r.stdout)
+        self.assertNotIn("iteration", r.stdout)
+        self.assertTrue(os.path.getsize(goal) > 0)
+
+
+if __name__ == "__main__":
+    unittest.main()
