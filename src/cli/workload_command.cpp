@@ -14,6 +14,7 @@
 #include "collsim/workload/step_lowering.hpp"
 #include "collsim/workload/step_report.hpp"
 #include "collsim/workload/workload_loader.hpp"
+#include "loggops_from_topology.hpp"
 #include "preset_paths.hpp"
 #include "schedule_simulation.hpp"
 
@@ -128,6 +129,13 @@ void run_workload_command(WorkloadOptions& o) {
   bool complete = true;
   const int rc = parallel.guarded([&] {
     const topo::Topology t = o.sim.topology.empty() ? topo::Topology{} : topo::load_topology(o.sim.topology);
+    // The message-level mode stands for the cluster by its paths' latency and bandwidth
+    // (inside a server and between servers); --loggops-set still has the last word.
+    if (o.sim.network == "loggops" && !o.sim.topology.empty()) {
+      std::vector<std::string> settings = loggops_settings_for(t);
+      settings.insert(settings.end(), o.sim.loggops_set.begin(), o.sim.loggops_set.end());
+      o.sim.loggops_set = std::move(settings);
+    }
     workload::LoweringOptions lowering;
     if (!o.sim.topology.empty()) {
       check_fits(w, t, file);

@@ -31,9 +31,23 @@ const LogGOPSParamInfo* find_loggops_param(std::string_view name) {
   return nullptr;
 }
 
+namespace {
+
+// The extensions beyond LogGOPSim's six (see loggops_params.hpp).
+constexpr LogGOPSParamInfo kExtensions[] = {
+    {"G_ps", "ps/byte", 0, "per-byte gap in picoseconds, added to G", &LogGOPSParams::G_ps},
+    {"ranks_per_node", "ranks", 0, "ranks per node for L_intra and G_intra_ps (0: off)", &LogGOPSParams::ranks_per_node},
+    {"L_intra", "ns", 0, "latency between ranks of one node", &LogGOPSParams::L_intra},
+    {"G_intra_ps", "ps/byte", 0, "per-byte gap between ranks of one node", &LogGOPSParams::G_intra_ps},
+};
+
+}  // namespace
+
 void set_loggops_param(LogGOPSParams& params, std::string_view name, std::string_view value) {
   const LogGOPSParamInfo* p = find_loggops_param(name);
-  if (p == nullptr) throw std::invalid_argument("unknown LogGOPS parameter '" + std::string(name) + "' (L, o, g, G, O, S)");
+  for (const LogGOPSParamInfo& e : kExtensions)
+    if (e.name == name) p = &e;
+  if (p == nullptr) throw std::invalid_argument("unknown LogGOPS parameter '" + std::string(name) + "' (L, o, g, G, O, S; G_ps, ranks_per_node, L_intra, G_intra_ps)");
   std::uint64_t v = 0;
   const auto res = std::from_chars(value.data(), value.data() + value.size(), v);
   if (res.ec != std::errc() || res.ptr != value.data() + value.size() || v > kMaxLogGOPSParam)
@@ -57,6 +71,8 @@ std::string to_string(const LogGOPSParams& params) {
     if (!out.empty()) out += ' ';
     out += std::string(p.name) + "=" + std::to_string(params.*(p.member));
   }
+  for (const LogGOPSParamInfo& p : kExtensions)
+    if (params.*(p.member) != 0) out += " " + std::string(p.name) + "=" + std::to_string(params.*(p.member));
   return out;
 }
 
@@ -65,6 +81,8 @@ std::string loggops_params_help() {
   for (const LogGOPSParamInfo& p : kTable)
     out += "  " + std::string(p.name) + "  " + std::string(p.help) + " (" + std::string(p.unit) + ", default " +
            std::to_string(p.default_value) + ")\n";
+  for (const LogGOPSParamInfo& p : kExtensions)
+    out += "  " + std::string(p.name) + "  " + std::string(p.help) + " (" + std::string(p.unit) + ", beyond LogGOPSim)\n";
   return out;
 }
 

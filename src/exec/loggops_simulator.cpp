@@ -150,6 +150,15 @@ class LogGOPSRun {
     return free_at_[std::size_t{r} * per_rank_ + num_cpus_ + num_nics_ + nic];
   }
 
+  bool same_node(RankId a, RankId b) const { return p_.ranks_per_node != 0 && a / p_.ranks_per_node == b / p_.ranks_per_node; }
+  std::uint64_t latency(RankId from, RankId to) const { return same_node(from, to) ? p_.L_intra : p_.L; }
+  // G per byte after the first, with the sub-nanosecond extensions rounded up to whole ns.
+  std::uint64_t wire_gap(std::uint64_t size, RankId from, RankId to) const {
+    if (same_node(from, to)) return size == 0 ? 0 : (after_first_byte(size, p_.G_intra_ps) + 999) / 1000;
+    const std::uint64_t loggopsim = after_first_byte(size, p_.G);  // wraps like LogGOPSim's for size 0
+    return p_.G_ps == 0 || size == 0 ? loggopsim : loggopsim + (after_first_byte(size, p_.G_ps) + 999) / 1000;
+  }
+
   void retry(const Event& e, std::uint64_t at) { events_.push({at, e.seq, e.rank, e.op}); }
 
   void started(RankId r, LocalOp i, std::uint64_t t) {
@@ -181,10 +190,10 @@ class LogGOPSRun {
     if (free > e.time) return retry(e, free);
     const std::uint64_t s = send.size;
     cpu = e.time + p_.o + after_first_byte(s, p_.O);
-    nic = e.time + p_.g + after_first_byte(s, p_.G);
+    nic = e.time + p_.g + wire_gap(s, e.rank, send.peer);
     started(e.rank, e.op, e.time);
     // The first byte arrives after o and L; the receiver charges G as it takes the message.
-    events_.push({e.time + p_.o + p_.L, seq_++, e.rank, e.op | kMessageBit});
+    events_.push({e.time + p_.o + latency(e.rank, send.peer), seq_++, e.rank, e.op | kMessageBit});
     ++result_.messages;
     result_.bytes += s;
     if (s <= p_.S) finished(e.rank, e.op, e.time);  // eager: done once handed over
@@ -214,8 +223,9 @@ class LogGOPSRun {
     const std::uint64_t free = std::max(cpu, nic);
     if (free > e.time) return retry(e, free);
     const std::uint64_t s = msg.size;
-    cpu = e.time + p_.o + std::max(after_first_byte(s, p_.O), after_first_byte(s, p_.G));
-    nic = e.time + p_.g + after_first_byte(s, p_.G);
+    const std::uint64_t gap = wire_gap(s, e.rank, to);
+    cpu = e.time + p_.o + std::max(after_first_byte(s, p_.O), gap);
+    nic = e.time + p_.g + gap;
     if (const auto recv = matchers_[to].arrive(e.rank, c_.tag[global(e.rank, send)], Message{e.rank, send, e.time})) {
       if (s > p_.S) complete_rendezvous(e.rank, send, cpu_index, nic_index, e.time);
       finished(to, *recv, e.time);

@@ -86,6 +86,42 @@ l1: recv 1024b from 0 tag 3
   EXPECT_EQ(r.events, 3u);
 }
 
+TEST(LogGOPS, ANodeOfRanksHasItsOwnLatencyAndSubNanosecondGap) {
+  // Beyond LogGOPSim: ranks 0 and 1 share a node (L_intra = 100, G_intra_ps = 250 ps per
+  // byte), rank 2 is on the next (L = 2500, G = 0 plus G_ps = 40 ps per byte). A 1025-byte
+  // message from 0 arrives at 1 at o + L_intra = 1600 and occupies it until
+  // 1600 + o + ceil(1024 × 0.25) = 3356; the one from 0 to 2 arrives at o + L = 4000 and
+  // ends at 4000 + o + ceil(1024 × 0.04) = 5541 (41 ns, rounded up; its own cpu and nic).
+  LogGOPSParams p;
+  p.G = 0;
+  p.G_ps = 40;
+  p.ranks_per_node = 2;
+  p.L_intra = 100;
+  p.G_intra_ps = 250;
+  EXPECT_EQ(to_string(p), "L=2500 o=1500 g=1000 G=0 O=0 S=65535 G_ps=40 ranks_per_node=2 L_intra=100 G_intra_ps=250");
+  const auto r = run(R"(num_ranks 3
+rank 0 {
+l1: send 1025b to 1 tag 3 cpu 0
+l2: send 1025b to 2 tag 3 cpu 1 nic 1
+}
+rank 1 {
+l1: recv 1025b from 0 tag 3
+}
+rank 2 {
+l1: recv 1025b from 0 tag 3
+}
+)",
+                     p);
+  ASSERT_TRUE(r.complete);
+  EXPECT_EQ(r.rank_finish[1], 3356u);
+  EXPECT_EQ(r.rank_finish[2], 5541u);
+  LogGOPSParams q;
+  set_loggops_param(q, "G_intra_ps", "250");
+  set_loggops_param(q, "ranks_per_node", "2");
+  EXPECT_EQ(q.G_intra_ps, 250u);
+  EXPECT_EQ(q.ranks_per_node, 2u);
+}
+
 TEST(LogGOPS, ZeroByteMessageChargesMinusGAsLogGOPSimsUnsignedArithmeticDoes) {
   // (0 - 1) * G wraps to -G: the receiver's cpu is busy until 4000 + o - G = 5494.
   const auto r = run("num_ranks 2\nrank 0 {\nl1: send 0b to 1\n}\nrank 1 {\nl1: recv 0b from 0\n}\n");

@@ -20,6 +20,14 @@ struct LogGOPSParams {
   std::uint64_t O = 0;      // ns per byte after the first: CPU overhead per byte
   std::uint64_t S = 65535;  // bytes: messages larger than S use rendezvous, others go eagerly
 
+  // Beyond LogGOPSim, for GPU clusters (all 0 by default, which is LogGOPSim's model): a
+  // per-byte gap finer than a nanosecond (links faster than 8 Gb/s), and a second class of
+  // links between ranks of one node (NVLink), where rank / ranks_per_node is the node.
+  std::uint64_t G_ps = 0;            // ps per byte, added to G
+  std::uint64_t ranks_per_node = 0;  // 0: every pair of ranks uses L and G
+  std::uint64_t L_intra = 0;         // ns, between ranks of one node
+  std::uint64_t G_intra_ps = 0;      // ps per byte between ranks of one node (G and G_ps are not added)
+
   bool operator==(const LogGOPSParams&) const = default;
 };
 
