@@ -6,5 +6,5 @@ bash scripts/setup.sh
 cmake --preset release >/dev/null
 cmake --build --preset release
 echo
-echo "== collsim run --topology topologies/fat_tree_k8.yaml --coll allreduce --bytes 16MiB"
-./build/release/collsim run --topology topologies/fat_tree_k8.yaml --coll allreduce --bytes 16MiB
+echo "== collsim workload resnet50   (one training step, packet by packet, on 8 DGX A100 servers)"
+./build/release/collsim workload resnet50
