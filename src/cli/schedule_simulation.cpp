@@ -198,11 +198,11 @@ std::optional<exec::FabricRun> simulate_schedule(const SimulationCliOptions& o, 
   if (o.network == "loggops") {
     const exec::LogGOPSParams params = loggops_params(o);
     if (!parallel.is_root()) return std::nullopt;
-    return run_loggops(schedule, params, !o.ops.empty());
+    return run_loggops(schedule, params, o.record_op_times || !o.ops.empty());
   }
   const exec::Placement placement = place(o, schedule.num_ranks(), topology.num_hosts());
   exec::FabricRunOptions run_options;
-  run_options.record_op_times = !o.ops.empty();
+  run_options.record_op_times = o.record_op_times || !o.ops.empty();
   exec::FabricRun run = exec::run_on_fabric(topology, o.fabric.params(), parallel.transport(), o.fabric.options(),
                                             schedule, placement, host_params(o), run_options);
   if (!parallel.is_root()) return std::nullopt;
