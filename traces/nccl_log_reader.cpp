@@ -243,7 +243,7 @@ class LogReader {
         if (k >= sends.size() || k >= recvs.size()) {
           const CallRecord& c = calls_[k < sends.size() ? sends[k] : recvs[k]];
           throw c.origin.error(std::string("has no matching ") + (k < sends.size() ? "Recv" : "Send") + " on comm rank " +
-                               std::to_string(c.call.root) + " (the " + std::to_string(k + 1) + "th between these ranks)");
+                               std::to_string(c.call.root) + " (message #" + std::to_string(k + 1) + " between these ranks)");
         }
         const CallRecord& s = calls_[sends[k]];
         const CallRecord& r = calls_[recvs[k]];
