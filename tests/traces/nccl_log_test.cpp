@@ -177,3 +177,25 @@ TEST(NcclLog, OtherBadInputIsNamed) {
 
 }  // namespace
 }  // namespace collsim::traces
+
+namespace collsim::traces {
+namespace {
+
+TEST(NcclLog, RealInitLinesOfTwoNodes) {
+  // Init lines of a 2 x 4 H100 job (NCCL 2.22.3, "ncclCommInitRank comm ... - Init COMPLETE",
+  // logged out of rank order) with our call lines (tests/data/traces/nccl/SOURCES.md).
+  const ReplayProgram p = read_nccl_logs({std::string(COLLSIM_TEST_DATA) + "/traces/nccl/snellius_2x4.log"});
+  EXPECT_EQ(p.num_ranks, 8u);
+  ASSERT_EQ(p.collectives.size(), 2u);
+  // The only communicator spans all 8 devices: its ranks are the global ranks.
+  EXPECT_EQ(p.collectives[0].group, (std::vector<goal::RankId>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(p.collectives[0].bytes, 4096u);  // 1024 fp32
+  EXPECT_EQ(p.collectives[1].collective, coll::Collective::Broadcast);
+  EXPECT_EQ(p.collectives[1].root, 5u);
+  // gcn154:1793999 is comm rank 5: it has the AllReduce, then the Broadcast after it.
+  ASSERT_EQ(p.ranks[5].size(), 2u);
+  EXPECT_EQ(p.ranks[5][1].after, std::vector<std::uint32_t>{0});
+}
+
+}  // namespace
+}  // namespace collsim::traces
