@@ -298,8 +298,14 @@ class ProgramBuilder {
 ReplayProgram chakra_program(const std::vector<ChakraRankTrace>& ranks, const CommGroups& groups, const ChakraOptions& options) {
   if (ranks.empty()) throw InputError::in_file("(no files)", "no Chakra rank traces given");
   ReplayProgram p = ProgramBuilder(ranks, groups, options).build();
-  p.description = "chakra ET, " + std::to_string(ranks.size()) + " rank(s) (" + ranks.front().file +
-                  (ranks.size() > 1 ? " ... " + ranks.back().file : "") + ")";
+  // "dir/x.{0..7}.et" when the files share a prefix, as they do when found by chakra_rank_files.
+  const std::string& first = ranks.front().file;
+  const std::size_t dot = first.rfind(".0.et");
+  const std::string files = dot != std::string::npos && ranks.size() > 1
+                                ? first.substr(0, dot) + ".{0.." + std::to_string(ranks.size() - 1) + "}" + first.substr(dot + 2)
+                                : first + (ranks.size() > 1 ? " ..." : "");
+  p.description = "chakra ET " + files + ", " + std::to_string(ranks.size()) + " rank(s), " +
+                  std::to_string(p.collectives.size()) + " collective(s)";
   return p;
 }
 

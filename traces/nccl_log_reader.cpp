@@ -24,6 +24,7 @@ struct CallRecord {
   NcclCallLine call;
   TraceOrigin origin;
   std::string process;  // host:pid
+  std::string dev;      // cudaDev of the line's prefix
   std::optional<std::int64_t> time_ns;
   std::uint32_t init = kNoIndex;
 };
@@ -71,8 +72,8 @@ class LogReader {
                           process + " [" + l->device + "]", l->host, l->pid, l->device});
       } else {
         const auto it = latest_.find(process + " " + l->call->comm);
-        calls_.push_back({*l->call, {file, line, 0, l->call->op + " opCount " + hex(l->call->op_count)}, process, l->time_ns,
-                          it == latest_.end() ? kNoIndex : it->second});
+        calls_.push_back({*l->call, {file, line, 0, l->call->op + " opCount " + hex(l->call->op_count)}, process, l->device,
+                          l->time_ns, it == latest_.end() ? kNoIndex : it->second});
       }
     }
   }
@@ -93,15 +94,48 @@ class LogReader {
   }
 
  private:
+  // With NCCL_DEBUG_SUBSYS=COLL alone there are no init lines. One communicator per device,
+  // each as large as the job, can only be the job's world: its ranks are taken in
+  // (host, pid, cudaDev) order, as they are when no communicator spans every device.
+  void infer_world_communicator() {
+    std::map<std::string, const CallRecord*> comm_of_device;  // "host:pid [dev]" -> a call on its comm
+    for (const CallRecord& c : calls_) {
+      const auto [it, created] = comm_of_device.emplace(c.process + " [" + c.dev + "]", &c);
+      if (!created && it->second->call.comm != c.call.comm) return;
+    }
+    for (const auto& [device, c] : comm_of_device)
+      if (c->call.nranks != comm_of_device.size()) return;
+    std::vector<const CallRecord*> devices;
+    for (const auto& [device, c] : comm_of_device) devices.push_back(c);
+    auto key = [](const CallRecord* c) {
+      const std::size_t colon = c->process.rfind(':');
+      const std::string pid = c->process.substr(colon + 1);
+      return std::make_tuple(c->process.substr(0, colon), pid.size(), pid, c->dev.size(), c->dev);
+    };
+    std::sort(devices.begin(), devices.end(), [&](const CallRecord* a, const CallRecord* b) { return key(a) < key(b); });
+    for (std::uint32_t r = 0; r < devices.size(); ++r) {
+      const CallRecord& c = *devices[r];
+      const std::size_t colon = c.process.rfind(':');
+      latest_[c.process + " " + c.call.comm] = static_cast<std::uint32_t>(inits_.size());
+      inits_.push_back({{c.call.comm, r, static_cast<std::uint32_t>(devices.size()), "(inferred world)"},
+                        c.origin,
+                        c.process + " [" + c.dev + "]",
+                        c.process.substr(0, colon),
+                        c.process.substr(colon + 1),
+                        c.dev});
+    }
+  }
+
   void resolve_calls() {
     if (calls_.empty()) throw InputError::in_file(inits_.empty() ? "(logs)" : inits_.front().origin.file,
-                                                  "no NCCL calls found (log with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=COLL)");
+                                                  "no NCCL calls found (log with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,COLL)");
+    if (inits_.empty()) infer_world_communicator();
     for (CallRecord& c : calls_) {
       if (c.init != kNoIndex) continue;
       const auto it = latest_.find(c.process + " " + c.call.comm);
       if (it == latest_.end())
         throw c.origin.error("communicator " + c.call.comm + " of process " + c.process +
-                             " has no 'Init COMPLETE' line in the logs (NCCL_DEBUG_SUBSYS must include INIT, or the default)");
+                             " has no 'Init COMPLETE' line in the logs (log with NCCL_DEBUG_SUBSYS=INIT,COLL)");
       c.init = it->second;
     }
   }

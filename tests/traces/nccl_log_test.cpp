@@ -199,3 +199,35 @@ TEST(NcclLog, RealInitLinesOfTwoNodes) {
 
 }  // namespace
 }  // namespace collsim::traces
+
+namespace collsim::traces {
+namespace {
+
+TEST(NcclLog, WithoutInitLinesOneWorldCommunicatorIsInferred) {
+  // NCCL_DEBUG_SUBSYS=COLL alone: no init lines. Every device has one communicator of
+  // nranks=4, the job's size: the world, ranks in (host, pid, cudaDev) order: a:1 [0], a:1 [1],
+  // b:2 [0], b:10 [0] (pid 2 before pid 10).
+  TempDir dir;
+  std::string log;
+  const std::pair<const char*, const char*> devices[] = {
+      {"b:10:1 [0]", "0xb10"}, {"a:1:1 [1]", "0xa11"}, {"b:2:1 [0]", "0xb2"}, {"a:1:1 [0]", "0xa10"}};
+  for (const auto& [who, comm] : devices) log += call(who, "AllReduce", 0, 256, 7, 0, comm);
+  log += call("b:10:1 [0]", "Send", 1, 4, 7, 1, "0xb10");  // to comm rank 1 = a:1 [1]
+  log += call("a:1:1 [1]", "Recv", 1, 4, 7, 3, "0xa11");
+  write_file(dir / "coll.log", log);
+  const ReplayProgram p = read_nccl_logs({dir / "coll.log"});
+  EXPECT_EQ(p.num_ranks, 4u);
+  ASSERT_EQ(p.collectives.size(), 1u);
+  EXPECT_EQ(p.collectives[0].bytes, 1024u);
+  ASSERT_EQ(p.transfers.size(), 1u);
+  EXPECT_EQ(p.transfers[0].from, 3u);
+  EXPECT_EQ(p.transfers[0].to, 1u);
+
+  // Two communicators on one device cannot be told apart without init lines.
+  write_file(dir / "two.log", log + call("a:1:1 [0]", "AllReduce", 0, 256, 7, 0, "0xzz"));
+  const std::string e = error_of([&] { read_nccl_logs({dir / "two.log"}); });
+  EXPECT_NE(e.find("has no 'Init COMPLETE' line"), std::string::npos) << e;
+}
+
+}  // namespace
+}  // namespace collsim::traces
