@@ -116,7 +116,7 @@ class ProgramBuilder {
   ReplayTask compute_task(const ChakraNode& n) const {
     ReplayTask task;
     task.kind = ReplayTask::Kind::Compute;
-    task.ns = n.duration_micros * 1000;
+    task.ns = n.duration_micros * 1000;  // bounded by the caller
     const ComputeModel& m = options_.compute;
     if (m.roofline && (n.has_num_ops || n.has_tensor_size)) {
       double ns = 0.0;
@@ -171,6 +171,7 @@ class ProgramBuilder {
         case ChakraNodeType::MemLoad:
         case ChakraNodeType::MemStore:
         case ChakraNodeType::Comp:
+          if (n.duration_micros > goal::kMaxSize / 1000) fail(t, n, "duration_micros is too large");
           task = compute_task(n);
           break;
         case ChakraNodeType::CommSend:
@@ -178,6 +179,7 @@ class ProgramBuilder {
           const bool send = n.type == ChakraNodeType::CommSend;
           // comm_type on a send/recv means nothing (some writers put 5/6 there): not read.
           if (!n.has_comm_size) fail(t, n, "a send/recv node needs a comm_size attribute");
+          if (n.comm_size > goal::kMaxSize) fail(t, n, "comm_size is too large");
           if (send ? !n.has_comm_dst : !n.has_comm_src)
             fail(t, n, std::string("a ") + (send ? "send node needs a comm_dst" : "recv node needs a comm_src") + " attribute");
           task.kind = send ? ReplayTask::Kind::Send : ReplayTask::Kind::Recv;
@@ -207,6 +209,7 @@ class ProgramBuilder {
           const std::vector<goal::RankId>& group = group_of(t, n, key);
           if (std::find(group.begin(), group.end(), r) == group.end())
             fail(t, n, "rank " + std::to_string(r) + " is not a member of its process group '" + key + "'");
+          if (n.comm_size > goal::kMaxSize / group.size()) fail(t, n, "comm_size is too large");
           task.kind = ReplayTask::Kind::Collective;
           // comm_size is the per-rank input; an all-gather's size (as nccl-tests counts it) is
           // its output, comm_size x ranks.
