@@ -63,7 +63,10 @@ struct ComputeModel {
 
 struct ChakraOptions {
   ComputeModel compute;
-  bool ctrl_deps = false;         // also order on ctrl_deps (off: data_deps only)
+  // Also order on ctrl_deps. Off by default: PyTorch-derived traces use them to tie a kernel to
+  // its enclosing host op (nesting, often a skipped node), not to what it waits for, and
+  // ASTRA-sim replays on data_deps alone.
+  bool ctrl_deps = false;
 };
 
 // All ranks' traces as one program: collectives matched across the members of their process
