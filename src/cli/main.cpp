@@ -8,6 +8,7 @@
 #include "bench_command.hpp"
 #include "flows_command.hpp"
 #include "gen_command.hpp"
+#include "replay_command.hpp"
 #include "run_command.hpp"
 #include "goal_command.hpp"
 #include "topo_command.hpp"
@@ -24,6 +25,7 @@ int main(int argc, char** argv) {
   collsim::cli::add_goal_command(app);
   collsim::cli::add_gen_command(app);
   collsim::cli::add_run_command(app);
+  collsim::cli::add_replay_command(app);
   collsim::cli::add_bench_command(app);
   collsim::cli::add_topo_command(app);
   collsim::cli::add_flows_command(app);

@@ -29,6 +29,7 @@ struct SimulationCliOptions {
   bool json = false;
   std::string summary;
   std::string ops;
+  bool record_op_times = false;          // also without --ops (a command that reads the times)
   FabricCliOptions fabric;
 
   void add_to(CLI::App& cmd);
