@@ -17,6 +17,8 @@ PRESETS = {
     "leaf_spine_128_200g.yaml": (128, 24, 256),
     "dgx_a100_pod.yaml": (256, 56, 768),
     "dgx_h100_superpod.yaml": (256, 44, 768),
+    # 128 NVSwitches + 8 rails x 8 leaves + 16 spines; 1024 NVLinks + 1024 NICs + 64 x 16 uplinks.
+    "dgx_a100_1024.yaml": (1024, 208, 3072),
     "dragonfly_small.yaml": (72, 36, 162),
     "torus_4x4x4.yaml": (64, 64, 256),
 }

@@ -72,10 +72,22 @@ class Workload(unittest.TestCase):
 
     def test_the_written_schedule_is_the_one_simulated(self):
         goal = os.path.join(self.dir.name, "step.goal")
-        j = self.report(self.small, "-o", goal, "--run", "--network", "loggops")
-        r = collsim("run", "--schedule", goal, "--network", "loggops", "--json")
+        j = self.report(self.small, "-o", goal, "--run")
+        topology = os.path.join(ROOT, "topologies", "dgx_h100_superpod.yaml")
+        r = collsim("run", "--schedule", goal, "--topology", topology, "--json")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(json.loads(r.stdout)["makespan_ps"], j["iteration_ps"])
+
+    def test_the_message_level_mode_stands_for_the_cluster(self):
+        # LogGOPS with the cluster's paths (NVLink inside a server, 400 Gb/s rails between):
+        # within a factor of two of the packet-level time, where LogGOPSim's defaults
+        # (6 ns per byte) would be far slower.
+        packet = self.report(self.small)["iteration_ps"]
+        loggops = self.report(self.small, "--network", "loggops")["iteration_ps"]
+        self.assertLess(abs(loggops - packet), packet)
+        defaults = self.report(self.small, "--network", "loggops", "--loggops-set", "G=6", "--loggops-set", "G_ps=0",
+                               "--loggops-set", "ranks_per_node=0")["iteration_ps"]
+        self.assertGreater(defaults, 5 * packet)
 
     def test_identical_results_on_1_and_2_ranks(self):
         one = {k: v for k, v in self.report(self.small).items() if k not in VOLATILE}
