@@ -4,11 +4,23 @@ namespace collsim::workload {
 
 ParallelLayout::ParallelLayout(const ParallelSpec& p) : p_(p) {}
 
-RankCoordinates ParallelLayout::coordinates(goal::RankId rank) const {
-  return {rank % p_.tp, (rank / p_.tp) % p_.dp, rank / (p_.tp * p_.dp)};
+std::uint32_t ParallelLayout::stride(Dimension d) const {
+  std::uint32_t s = 1;
+  for (Dimension o : p_.order) {
+    if (o == d) return s;
+    s *= o == Dimension::TP ? p_.tp : o == Dimension::DP ? p_.dp : p_.pp;
+  }
+  return s;
 }
 
-goal::RankId ParallelLayout::rank(RankCoordinates c) const { return c.tp + p_.tp * (c.dp + p_.dp * c.stage); }
+RankCoordinates ParallelLayout::coordinates(goal::RankId rank) const {
+  return {rank / stride(Dimension::TP) % p_.tp, rank / stride(Dimension::DP) % p_.dp,
+          rank / stride(Dimension::PP) % p_.pp};
+}
+
+goal::RankId ParallelLayout::rank(RankCoordinates c) const {
+  return c.tp * stride(Dimension::TP) + c.dp * stride(Dimension::DP) + c.stage * stride(Dimension::PP);
+}
 
 std::vector<goal::RankId> ParallelLayout::tp_group(goal::RankId r) const {
   RankCoordinates c = coordinates(r);

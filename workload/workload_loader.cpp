@@ -23,7 +23,7 @@ constexpr std::string_view kMoeKeys[] = {"experts", "top_k", "every"};
 constexpr std::string_view kLayerKeys[] = {"name", "flops", "params", "activation_bytes", "memory_bytes", "repeat"};
 constexpr std::string_view kTrainingKeys[] = {"global_batch", "micro_batch", "recompute"};
 constexpr std::string_view kParallelKeys[] = {"tp",   "sp", "pp",        "schedule",  "virtual_stages",
-                                              "dp",   "ep", "zero",      "dp_bucket", "grad_dtype"};
+                                              "dp",   "ep", "zero",      "dp_bucket", "grad_dtype", "order"};
 constexpr std::string_view kCommKeys[] = {"allreduce", "allgather", "reduce_scatter", "alltoall",
                                           "channels",  "chunk",     "protocol",       "launch", "step", "reduce_bandwidth"};
 constexpr std::string_view kDeviceKeys[] = {"preset", "peak_tflops", "efficiency", "memory_bandwidth", "kernel_launch",
@@ -157,6 +157,20 @@ ParallelSpec read_parallel(const Reader& r, const Field& f) {
   }
   if (const Field* x = m.find("dp_bucket")) p.bucket_bytes = read_bytes(r, *x);
   if (const Field* x = m.find("grad_dtype")) p.grad_dtype = read_dtype(r, *x);
+  if (const Field* x = m.find("order")) {
+    const std::string s = read_string(r, *x);
+    bool ok = s.size() == 8 && s[2] == '-' && s[5] == '-';
+    std::array<bool, 3> seen{};
+    for (std::size_t i = 0; ok && i < 3; ++i) {
+      const std::string d = s.substr(3 * i, 2);
+      const Dimension dim = d == "tp" ? Dimension::TP : d == "dp" ? Dimension::DP : Dimension::PP;
+      const std::size_t k = d == "tp" ? 0 : d == "dp" ? 1 : 2;
+      ok = (d == "tp" || d == "dp" || d == "pp") && !seen[k];
+      seen[k] = true;
+      p.order[i] = dim;
+    }
+    if (!ok) r.fail(x->value, "key 'order': expected tp, dp and pp joined by '-', fastest first (e.g. tp-dp-pp), found '" + s + "'");
+  }
   return p;
 }
 

@@ -104,6 +104,8 @@ TEST(WorkloadLoader, UnknownKeysAndBadValuesNameTheirLine) {
   EXPECT_NE(e.find("unknown GPU 'V100'"), std::string::npos) << e;
   e = error_of("hidden: 256", "hidden: many");
   EXPECT_NE(e.find(":4:11: key 'hidden': expected a whole number"), std::string::npos) << e;
+  e = error_of("  pp: 2", "  pp: 2\n  order: tp-tp-pp");
+  EXPECT_NE(e.find("expected tp, dp and pp joined by"), std::string::npos) << e;
   e = error_of("  pp: 2", "  pp: 2\n  schedule: zigzag");
   EXPECT_NE(e.find("expected 1f1b or interleaved"), std::string::npos) << e;
   e = error_of("training:", "oops: [\ntraining:");

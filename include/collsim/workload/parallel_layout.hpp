@@ -1,8 +1,9 @@
 #pragma once
-// Which GPU plays which part: rank = tp_index + TP × (dp_index + DP × stage), so that a TP
-// group is consecutive ranks (one node, under linear placement), DP groups stride by TP, and
-// pipeline stages are the outermost blocks (Megatron's default order). EP groups are blocks of
-// EP consecutive DP indices; the expert-data-parallel group joins equal EP indices.
+// Which GPU plays which part. By default (order tp-dp-pp) rank = tp_index + TP × (dp_index +
+// DP × stage): a TP group is consecutive ranks (one node, under linear placement), DP groups
+// stride by TP, pipeline stages are the outermost blocks (Megatron's default order); another
+// order permutes the strides. EP groups are blocks of EP consecutive DP indices; the
+// expert-data-parallel group joins equal EP indices.
 
 #include <cstdint>
 #include <vector>
@@ -33,6 +34,7 @@ class ParallelLayout {
   goal::RankId on_stage(goal::RankId rank, std::uint32_t stage) const;
 
  private:
+  std::uint32_t stride(Dimension d) const;
   ParallelSpec p_;
 };
 

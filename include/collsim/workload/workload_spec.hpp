@@ -61,6 +61,11 @@ struct TrainingSpec {
   bool recompute = false;          // full activation recomputation: the forward runs again in backward
 };
 
+// Parallel dimensions (EP is carved out of DP).
+enum class Dimension : std::uint8_t { TP, PP, DP, EP };
+inline constexpr std::size_t kDimensions = 4;
+std::string_view to_string(Dimension d);
+
 enum class PipelineSchedule : std::uint8_t { OneFOneB, Interleaved };
 enum class DpSharding : std::uint8_t { None, Zero1, Zero2, Zero3 };
 std::string_view to_string(PipelineSchedule s);
@@ -76,14 +81,12 @@ struct ParallelSpec {
   DpSharding zero = DpSharding::None;
   std::uint32_t ep = 1;             // expert parallelism, carved out of DP
   std::uint64_t bucket_bytes = 25ull << 20;  // DP gradient buckets
+  // How ranks are numbered: the dimension that varies fastest first. "tp-dp-pp" (Megatron's
+  // default) keeps a TP group on consecutive GPUs, i.e. inside a node.
+  std::array<Dimension, 3> order{Dimension::TP, Dimension::DP, Dimension::PP};
   DType grad_dtype = DType::FP32;   // gradients as reduced (Megatron's main grads are FP32)
 };
 
-// Parallel dimensions, in the order ranks are numbered: TP varies fastest (inside a node),
-// then DP, then PP (Megatron's default order).
-enum class Dimension : std::uint8_t { TP, PP, DP, EP };
-inline constexpr std::size_t kDimensions = 4;
-std::string_view to_string(Dimension d);
 
 // How the step's collectives are lowered.
 struct CommSpec {
