@@ -11,6 +11,7 @@
 #include "collsim/common/units.hpp"
 #include "collsim/goal/schedule_file.hpp"
 #include "collsim/topo/loader.hpp"
+#include "collsim/workload/parallel_layout.hpp"
 #include "collsim/workload/step_lowering.hpp"
 #include "collsim/workload/step_report.hpp"
 #include "collsim/workload/workload_loader.hpp"
@@ -48,11 +49,18 @@ void check_fits(const workload::WorkloadSpec& w, const topo::Topology& t, const 
                                         " × DP " + std::to_string(w.parallel.dp) + ") but topology " + t.name() +
                                         " has " + std::to_string(t.num_hosts()) + " hosts");
   const std::uint32_t per_node = gpus_per_node(t);
-  if (per_node > 1 && (w.parallel.tp > per_node || per_node % w.parallel.tp != 0))
-    throw InputError::in_file(file, "a TP group of " + std::to_string(w.parallel.tp) + " GPUs does not fit the " +
-                                        std::to_string(per_node) + "-GPU servers of " + t.name() +
-                                        ": tensor parallelism must stay on one server's NVLink (TP dividing " +
-                                        std::to_string(per_node) + ")");
+  if (per_node <= 1) return;
+  // Under linear placement rank r runs on server r / per_node; every TP group must be on one.
+  const workload::ParallelLayout layout(w.parallel);
+  for (goal::RankId r = 0; r < w.world(); ++r) {
+    const std::vector<goal::RankId> g = layout.tp_group(r);
+    for (goal::RankId m : g)
+      if (m / per_node != g.front() / per_node)
+        throw InputError::in_file(file, "a TP group of " + std::to_string(w.parallel.tp) + " GPUs does not fit the " +
+                                            std::to_string(per_node) + "-GPU servers of " + t.name() +
+                                            ": tensor parallelism must stay on one server's NVLink (TP dividing " +
+                                            std::to_string(per_node) + ", TP first in the order)");
+  }
 }
 
 std::string describe(const workload::WorkloadSpec& w, const workload::LoweredStep& step) {
