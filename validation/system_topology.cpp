@@ -25,6 +25,9 @@ topo::Topology make_system_topology(const SystemPreset& p, std::uint32_t nodes, 
   for (std::uint32_t n = 0; n < nodes; ++n)
     for (std::uint32_t g = 0; g < gpn; ++g)
       t.add_node("n" + std::to_string(n) + "g" + std::to_string(g), topo::NodeKind::Host, {}, n);
+  const bool engines = scaling.nvls_engine && p.nvls;
+  if (engines && !(scaling.nvls > 0)) throw std::invalid_argument("the NVLS efficiency must be positive");
+  for (std::uint32_t n = 0; n < nodes && engines; ++n) t.add_node("nvls" + std::to_string(n), topo::NodeKind::Host, {}, n);
   const topo::NodeKind node_kind = p.intra == IntraNode::NvSwitch ? topo::NodeKind::NvSwitch : topo::NodeKind::Switch;
   const topo::LinkMedium medium = p.intra == IntraNode::Pcie ? topo::LinkMedium::Pcie : topo::LinkMedium::NvLink;
   std::vector<topo::NodeId> node_switch;
@@ -37,6 +40,9 @@ topo::Topology make_system_topology(const SystemPreset& p, std::uint32_t nodes, 
   for (std::uint32_t n = 0; n < nodes; ++n)
     for (std::uint32_t g = 0; g < gpn; ++g)
       t.add_link(t.host(n * gpn + g), node_switch[n], gpu_bw, nanoseconds(p.gpu_link_latency_ns), medium);
+  const Bandwidth engine_bw = gbits(p.gpu_link_gbytes * 8.0 * gpn * scaling.nvls);
+  for (std::uint32_t n = 0; n < nodes && engines; ++n)
+    t.add_link(t.host(nodes * gpn + n), node_switch[n], engine_bw, nanoseconds(p.gpu_link_latency_ns), medium);
   for (std::uint32_t n = 0; n < nodes && !rails.empty(); ++n)
     for (topo::NodeId rail : rails) t.add_link(node_switch[n], rail, nic_bw, nanoseconds(p.nic_latency_ns));
   return t;

@@ -11,6 +11,7 @@
 #include "run_command.hpp"
 #include "goal_command.hpp"
 #include "topo_command.hpp"
+#include "validate_command.hpp"
 
 #ifndef COLLSIM_VERSION
 #define COLLSIM_VERSION "unknown"
@@ -26,6 +27,7 @@ int main(int argc, char** argv) {
   collsim::cli::add_bench_command(app);
   collsim::cli::add_topo_command(app);
   collsim::cli::add_flows_command(app);
+  collsim::cli::add_validate_command(app);
 
   try {
     app.parse(argc, argv);

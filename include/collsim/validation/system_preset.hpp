@@ -58,6 +58,11 @@ coll::SystemModel tuning_system(const SystemPreset& p, std::uint32_t nodes);
 struct LinkScaling {
   double gpu_link = 1.0;
   double nic = 1.0;
+  // With an NVLS engine (presets with nvls only): host "nvls<i>" on node i's switch, after
+  // all GPUs (host index nodes*gpus_per_node + i), linked at gpus_per_node times the GPU
+  // link rate times nvls (see nvls_allreduce.hpp).
+  bool nvls_engine = false;
+  double nvls = 0.85;
 };
 // The preset's network for `nodes` nodes with `gpus_per_node` GPUs each (0: the preset's).
 // Throws std::invalid_argument for 0 nodes or more GPUs per node than the preset has.

@@ -1,0 +1,229 @@
+#include "validation_runner.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "collsim/collectives/generate.hpp"
+#include "collsim/collectives/spec.hpp"
+#include "collsim/collectives/tuning.hpp"
+#include "collsim/validation/nvls_allreduce.hpp"
+#include "collsim/validation/bandwidth_formulas.hpp"
+
+namespace collsim::cli {
+namespace {
+
+using validation::SizeComparison;
+
+std::string describe(const coll::Plan& plan) {
+  return plan.algorithm + " " + std::string(coll::to_string(plan.protocol)) + " x" + std::to_string(plan.channels);
+}
+
+// The lowering of one size. NCCL's chunk and the fabric's 4 KiB MTU make a GiB collective
+// millions of messages and billions of packets, so both grow with the size: at most ~8
+// pipelined chunks per block and channel (and at most request.max_ops ops in all), and packets
+// of 1/64 of a chunk (4 KiB .. 32 KiB). Large sizes are bandwidth-bound, where this changes
+// little; small sizes keep NCCL's chunks and 4 KiB packets.
+struct Lowered {
+  coll::Plan plan;
+  goal::Schedule schedule;
+  std::uint32_t mtu = 4096;
+};
+
+coll::CollectiveSpec base_spec(const ValidationSetup& s, const ValidationRequest& r, std::uint64_t bytes) {
+  coll::CollectiveSpec spec;
+  spec.collective = s.collective;
+  spec.algorithm = r.algorithm;
+  spec.num_ranks = s.ranks;
+  spec.bytes = bytes;
+  spec.channels = s.channels;
+  spec.ranks_per_node = s.gpus_per_node;
+  spec.system = validation::tuning_system(s.preset, s.nodes);
+  const auto proto = coll::protocol_from_name(r.protocol);
+  spec.protocol = proto ? *proto : coll::Protocol::Auto;
+  if (r.parameters.launch_us >= 0) spec.launch_ns = std::llround(r.parameters.launch_us * 1000);
+  if (r.parameters.step_us >= 0) spec.step_ns = std::llround(r.parameters.step_us * 1000);
+  return spec;
+}
+
+std::uint32_t mtu_for(std::uint64_t chunk) {
+  std::uint32_t mtu = 4096;
+  while (std::uint64_t{mtu} * 64 < chunk && mtu < 32 * 1024) mtu *= 2;  // the fabric caps packets at 64 KiB
+  return mtu;
+}
+
+bool nvls_possible(const ValidationSetup& s) {
+  return s.preset.nvls && s.nodes == 1 && s.collective == coll::Collective::Allreduce && s.ranks > 2;
+}
+
+// NCCL picks NVLS when its model says it is faster than the best ring/tree choice.
+bool nvls_chosen(const ValidationSetup& s, const ValidationRequest& r, const coll::Plan& plan) {
+  if (!nvls_possible(s)) return false;
+  if (r.algorithm == "nvls") return true;
+  if (r.algorithm != "auto" || r.protocol != "auto") return false;
+  const std::vector<coll::TuningCandidate> c = coll::tuning_candidates(plan);
+  return c.empty() || validation::nvls_model_time_us(s.preset, s.ranks, s.channels, plan.bytes) < c.front().time_us;
+}
+
+Lowered lower_nvls(const ValidationSetup& s, const ValidationRequest& r, const coll::Plan& plan) {
+  validation::NvlsAllreduce a;
+  a.gpus = s.ranks;
+  a.bytes = plan.bytes;
+  a.channels = s.channels;
+  const std::uint64_t per_channel = std::max<std::uint64_t>(1, plan.bytes / s.channels);
+  // NCCL's NVLS chunk is 128 KiB; at most ~8 chunks per channel keep events bounded.
+  a.chunk_bytes = std::max<std::uint64_t>(128 * 1024, (per_channel / 8 + 4095) / 4096 * 4096);
+  a.launch_ns = r.parameters.launch_us >= 0 ? std::llround(r.parameters.launch_us * 1000) : plan.launch_ns;
+  coll::Plan shown = plan;
+  shown.algorithm = "nvls";
+  shown.protocol = coll::Protocol::Simple;
+  return {shown, validation::make_nvls_allreduce(a), mtu_for(a.chunk_bytes)};
+}
+
+Lowered lower(const ValidationSetup& s, const ValidationRequest& r, std::uint64_t bytes) {
+  coll::CollectiveSpec spec = base_spec(s, r, bytes);
+  if (r.algorithm == "nvls") spec.algorithm = "auto";
+  coll::Plan plan = coll::make_plan(spec);
+  if (nvls_chosen(s, r, plan)) return lower_nvls(s, r, plan);
+  // Keep the tuning's choice; only the chunk changes below.
+  spec.algorithm = plan.algorithm;
+  spec.protocol = plan.protocol;
+  std::uint64_t chunk = plan.chunk_bytes;
+  const std::uint64_t per_channel_block = std::max<std::uint64_t>(1, plan.block_bytes() / plan.channels);
+  if (per_channel_block / chunk > 8) chunk = (per_channel_block / 8 + 4095) / 4096 * 4096;
+  if (chunk != plan.chunk_bytes) {
+    spec.chunk_bytes = chunk;
+    plan = coll::make_plan(spec);
+  }
+  goal::Schedule schedule = coll::generate(plan);
+  while (schedule.num_ops() > r.max_ops && plan.chunk_bytes < per_channel_block) {
+    spec.chunk_bytes = plan.chunk_bytes * 2;
+    plan = coll::make_plan(spec);
+    schedule = coll::generate(plan);
+  }
+  const std::uint32_t mtu = mtu_for(plan.chunk_bytes);
+  return {std::move(plan), std::move(schedule), mtu};
+}
+
+}  // namespace
+
+ValidationSetup resolve_setup(const validation::TestRun& run, const ValidationRequest& request) {
+  const validation::RunFacts facts = validation::infer_run_facts(run);
+  ValidationSetup s;
+  if (!facts.collective)
+    throw CLI::ValidationError("LOG", "the log does not say which collective it measured (no program name, and the "
+                                      "columns do not tell)");
+  s.collective = *facts.collective;
+  s.collective_source = facts.collective_source;
+  s.ranks = request.ranks != 0 ? request.ranks : facts.ranks;
+  s.ranks_source = request.ranks != 0 ? "--ranks" : facts.ranks_source;
+  if (s.ranks < 2) throw CLI::ValidationError("--ranks", "the log does not tell how many ranks ran; give --ranks N");
+
+  if (!request.system.empty()) {
+    const auto p = validation::find_system_preset(request.system);
+    if (!p) {
+      std::string names;
+      for (const auto& q : validation::system_presets()) names += (names.empty() ? "" : ", ") + q.name;
+      throw CLI::ValidationError("--system", "unknown system preset '" + request.system + "' (there are: " + names + ")");
+    }
+    s.preset = *p;
+    s.preset_source = "--system";
+  } else {
+    std::string why;
+    const auto p = validation::infer_system_preset(facts.gpu, facts.gpus_per_node, &why);
+    if (!p)
+      throw CLI::ValidationError("--system", facts.gpu.empty()
+                                                 ? "the log has no device lines to infer the system from; give --system"
+                                                 : "no preset for GPU '" + facts.gpu + "'; give --system");
+    s.preset = *p;
+    s.preset_source = "inferred: " + why;
+  }
+  s.gpus_per_node = request.gpus_per_node != 0 ? request.gpus_per_node
+                    : facts.gpus_per_node != 0 ? facts.gpus_per_node
+                                               : std::min(s.preset.gpus_per_node, s.ranks);
+  // NVL72 racks are one NVLink domain of many 4-GPU trays: the domain is the node.
+  if (request.gpus_per_node == 0 && s.preset.gpus_per_node > s.gpus_per_node && s.preset.name.find("nvl72") != std::string::npos)
+    s.gpus_per_node = std::min(s.preset.gpus_per_node, s.ranks);
+  if (s.gpus_per_node > s.preset.gpus_per_node)
+    throw CLI::ValidationError("--gpus-per-node", std::to_string(s.gpus_per_node) + " GPUs per node, but preset " +
+                                                      s.preset.name + " has " + std::to_string(s.preset.gpus_per_node));
+  s.nodes = (s.ranks + s.gpus_per_node - 1) / s.gpus_per_node;
+  if (request.channels != 0) {
+    s.channels = request.channels;
+    s.channels_source = "--channels";
+  } else if (run.info.coll_channels && *run.info.coll_channels > 0) {
+    s.channels = static_cast<std::uint32_t>(*run.info.coll_channels);
+    s.channels_source = "the log's NCCL INFO";
+  } else {
+    s.channels = s.preset.channels;
+    s.channels_source = "preset";
+  }
+  s.channels = std::min<std::uint32_t>(s.channels, 64);
+  const bool has_out = std::any_of(run.rows.begin(), run.rows.end(), [](const auto& r) { return r.out_of_place.has_value(); });
+  s.in_place = request.column == "in-place" || (request.column == "auto" && !has_out);
+  return s;
+}
+
+RunValidation validate_run(const validation::TestRun& log_run, std::size_t run_index, const ValidationSetup& setup,
+                           const ValidationRequest& request, const SimulationCliOptions& base, ParallelContext& parallel) {
+  validation::TestRun run = log_run;
+  validation::derive_summary_times(run, setup.collective, setup.ranks);
+  RunValidation out;
+  out.run_index = run_index;
+  out.setup = setup;
+  out.findings = validation::check_consistency(run, setup.collective, setup.ranks);
+  validation::LinkScaling scaling{request.parameters.gpu_link_efficiency, request.parameters.nic_efficiency};
+  scaling.nvls_engine = nvls_possible(setup);
+  scaling.nvls = request.parameters.nvls_efficiency > 0 ? request.parameters.nvls_efficiency
+                 : setup.preset.arch == coll::GpuArch::Blackwell ? 0.74
+                                                                 : 0.85;
+  const topo::Topology topology =
+      validation::make_system_topology(setup.preset, setup.nodes, setup.gpus_per_node, scaling);
+  const auto t0 = std::chrono::steady_clock::now();
+  for (const validation::ResultRow& row : run.rows) {
+    const auto& m = setup.in_place ? row.in_place : row.out_of_place;
+    const std::string size = std::to_string(row.size) + " B";
+    if (!m) {
+      out.skipped.push_back(size + ": no " + std::string(setup.in_place ? "in-place" : "out-of-place") + " value");
+      continue;
+    }
+    if (row.size == 0 || m->time_us <= 0) {
+      out.skipped.push_back(size + ": no bandwidth to compare");
+      continue;
+    }
+    if (row.size < request.min_bytes || row.size > request.max_bytes) continue;
+    const Lowered lowered = lower(setup, request, row.size);
+    SimulationCliOptions o = base;
+    o.network = "packet";
+    o.fabric.set.push_back("mtu_bytes=" + std::to_string(lowered.mtu));
+    // The header keeps its 64/4096 share of a packet whatever the MTU.
+    o.fabric.set.push_back("header_bytes=" + std::to_string(lowered.mtu / 64));
+    if (o.fabric.routing.empty()) o.fabric.routing = "spray";
+    // NCCL's buffers are posted ahead: every message is eager.
+    o.host_set.push_back("S=" + std::to_string(std::uint64_t{1} << 40));
+    const auto ts = std::chrono::steady_clock::now();
+    const std::optional<exec::FabricRun> sim = simulate_schedule(o, topology, lowered.schedule, parallel);
+    if (!sim) continue;
+    if (!sim->result.complete)
+      throw std::runtime_error("the simulation of " + size + " did not complete (" +
+                               std::to_string(sim->result.ops_completed) + " of " +
+                               std::to_string(sim->result.ops_total) + " ops)");
+    SizeComparison c;
+    c.bytes = row.size;
+    c.measured_us = m->time_us;
+    c.simulated_us = static_cast<double>(sim->result.makespan_ps) / 1e6;
+    c.measured_busbw = m->derived ? m->busbw : validation::busbw_gbps(setup.collective, setup.ranks, row.size, m->time_us);
+    c.simulated_busbw = validation::busbw_gbps(setup.collective, setup.ranks, row.size, c.simulated_us);
+    c.error = validation::busbw_error(c.measured_us, c.simulated_us);
+    c.algorithm = describe(lowered.plan);
+    c.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - ts).count();
+    c.events = sim->stats.events;
+    out.sizes.push_back(std::move(c));
+  }
+  out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  out.summary = validation::summarize(out.sizes);
+  out.preset_check = validation::check_against_preset(out.sizes);
+  return out;
+}
+
+}  // namespace collsim::cli
