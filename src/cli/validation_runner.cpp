@@ -180,6 +180,13 @@ RunValidation validate_run(const validation::TestRun& log_run, std::size_t run_i
   const topo::Topology topology =
       validation::make_system_topology(setup.preset, setup.nodes, setup.gpus_per_node, scaling);
   const auto t0 = std::chrono::steady_clock::now();
+  if (request.max_sizes > 0 && run.rows.size() > request.max_sizes) {
+    // Evenly spread, first and last included.
+    std::vector<validation::ResultRow> kept;
+    const std::size_t n = run.rows.size(), k = std::max<std::uint32_t>(2, request.max_sizes);
+    for (std::size_t i = 0; i < k; ++i) kept.push_back(run.rows[i * (n - 1) / (k - 1)]);
+    run.rows = std::move(kept);
+  }
   for (const validation::ResultRow& row : run.rows) {
     const auto& m = setup.in_place ? row.in_place : row.out_of_place;
     const std::string size = std::to_string(row.size) + " B";

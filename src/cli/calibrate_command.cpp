@@ -1,0 +1,137 @@
+#include "calibrate_command.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+
+#include "collsim/validation/comparison.hpp"
+#include "validation_runner.hpp"
+
+namespace collsim::cli {
+namespace {
+
+struct CalibrateOptions {
+  std::vector<std::string> logs;
+  std::string system;
+  std::string output;
+  std::uint32_t iterations = 4;
+  std::uint32_t sizes_per_run = 8;
+  SimulationCliOptions sim;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+// Which parameter a size informs: a bandwidth-bound size (>= 64 MiB) informs the efficiency of
+// the link that limits it (NVLS engine, NVLink/PCIe inside a node, NICs across nodes); a
+// latency-bound one (< 64 KiB) the launch latency.
+enum class Informs { NvlsEfficiency, GpuLinkEfficiency, NicEfficiency, Launch, Nothing };
+Informs informs(const RunValidation& v, const validation::SizeComparison& s) {
+  if (s.bytes < (64u << 10)) return Informs::Launch;
+  if (s.bytes < (64u << 20)) return Informs::Nothing;
+  if (s.algorithm.rfind("nvls", 0) == 0) return Informs::NvlsEfficiency;
+  return v.setup.nodes > 1 ? Informs::NicEfficiency : Informs::GpuLinkEfficiency;
+}
+
+struct Pass {
+  std::vector<RunValidation> runs;
+  double median_abs_error = 0;
+};
+
+void run_calibrate(const CalibrateOptions& o) {
+  if (!validation::find_system_preset(o.system))
+    throw CLI::ValidationError("--system", "unknown system preset '" + o.system + "' (collsim validate --list-systems)");
+  std::vector<validation::LogFile> logs;
+  for (const std::string& path : o.logs) logs.push_back(validation::read_nccl_tests_log(path));
+  ValidationRequest request;
+  request.system = o.system;
+  request.max_sizes = o.sizes_per_run;
+  validation::ModelParameters& p = request.parameters;
+  p.launch_us = 8.4;  // NCCL's Simple base latency: the starting point
+  p.nvls_efficiency = validation::find_system_preset(o.system)->arch == coll::GpuArch::Blackwell ? 0.74 : 0.85;
+
+  ParallelContext parallel;
+  validation::Calibration result;
+  const int rc = parallel.guarded([&] {
+    auto simulate = [&] {
+      Pass pass;
+      std::vector<double> errors;
+      for (const validation::LogFile& log : logs)
+        for (std::size_t i = 0; i < log.runs.size(); ++i) {
+          const ValidationSetup setup = resolve_setup(log.runs[i], request);
+          RunValidation v = validate_run(log.runs[i], i, setup, request, o.sim, parallel);
+          for (const auto& s : v.sizes) errors.push_back(std::fabs(s.error));
+          pass.runs.push_back(std::move(v));
+        }
+      pass.median_abs_error = median(errors);
+      return pass;
+    };
+    for (std::uint32_t it = 0; it <= o.iterations; ++it) {
+      const Pass pass = simulate();
+      if (parallel.is_root())
+        std::printf("pass %u: gpu_link_efficiency %.3f nic_efficiency %.3f nvls_efficiency %.3f launch_us %.2f -> "
+                    "median |error| %.1f%%\n",
+                    it, p.gpu_link_efficiency, p.nic_efficiency, p.nvls_efficiency, p.launch_us,
+                    100 * pass.median_abs_error);
+      result.training_error = pass.median_abs_error;
+      if (it == o.iterations) break;
+      // Bandwidth-bound time scales as 1/efficiency: multiply by the median time ratio.
+      // Latency-bound time shifts with the launch latency: add the median time difference.
+      std::vector<double> ratio[3], shift;
+      for (const RunValidation& v : pass.runs) {
+        if (!v.preset_check.consistent) continue;  // misconfigured runs are not fitted
+        for (const auto& s : v.sizes) {
+          switch (informs(v, s)) {
+            case Informs::NvlsEfficiency: ratio[0].push_back(s.simulated_us / s.measured_us); break;
+            case Informs::GpuLinkEfficiency: ratio[1].push_back(s.simulated_us / s.measured_us); break;
+            case Informs::NicEfficiency: ratio[2].push_back(s.simulated_us / s.measured_us); break;
+            case Informs::Launch: shift.push_back(s.measured_us - s.simulated_us); break;
+            case Informs::Nothing: break;
+          }
+        }
+      }
+      auto scale = [](double& eff, const std::vector<double>& r) {
+        if (!r.empty()) eff = std::clamp(eff * median(r), 0.05, 1.5);
+      };
+      scale(p.nvls_efficiency, ratio[0]);
+      scale(p.gpu_link_efficiency, ratio[1]);
+      scale(p.nic_efficiency, ratio[2]);
+      if (!shift.empty()) p.launch_us = std::clamp(p.launch_us + median(shift), 0.0, 1000.0);
+    }
+  });
+  if (rc != 0) throw CLI::RuntimeError(rc);
+  if (!parallel.is_root()) return;
+  result.system = o.system;
+  result.trained_on = o.logs;
+  result.parameters = p;
+  validation::write_calibration(o.output, result);
+  std::printf("wrote %s (median |busbw error| on the training sizes %.1f%%)\n", o.output.c_str(),
+              100 * result.training_error);
+}
+
+}  // namespace
+
+void add_calibrate_command(CLI::App& app) {
+  auto o = std::make_shared<CalibrateOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "calibrate",
+      "Fit gpu_link_efficiency, nic_efficiency, nvls_efficiency and launch_us on nccl-tests logs of one system.\n"
+      "Each pass simulates the logs (sizes-per-run sizes each); then every efficiency is multiplied by the median\n"
+      "simulated/measured time of the bandwidth-bound sizes (>= 64 MiB) it limits, and launch_us moves by the\n"
+      "median measured-simulated time of the latency-bound sizes (< 64 KiB). Runs inconsistent with the preset\n"
+      "are not fitted.");
+  cmd->add_option("LOG", o->logs, "Training logs")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--system", o->system, "System preset (collsim validate --list-systems)")->required();
+  cmd->add_option("-o,--output", o->output, "Calibration file to write (YAML)")->required();
+  cmd->add_option("--iterations", o->iterations, "Fitting passes")->capture_default_str()->check(CLI::Range(1, 20));
+  cmd->add_option("--sizes-per-run", o->sizes_per_run, "Sizes simulated per run, spread over its range")
+      ->capture_default_str()
+      ->check(CLI::Range(2, 1000));
+  o->sim.fabric.add_to(*cmd);
+  cmd->callback([o] { run_calibrate(*o); });
+}
+
+}  // namespace collsim::cli
