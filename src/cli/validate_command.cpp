@@ -82,8 +82,10 @@ void add_validate_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "validate",
       "Simulate every size of an nccl-tests log as NCCL would run it on a system preset and compare busbw.\n"
-      "Sizes are simulated in full; to bound the work, NCCL's chunks grow to at most ~8 per block and\n"
-      "channel (and --max-ops ops in all) and packets to 1/64 of a chunk (4 KiB..32 KiB).");
+      "To bound the work, NCCL's chunks grow to at most ~8 per block and channel (and --max-ops ops in all),\n"
+      "packets to 1/64 of a chunk (4 KiB..32 KiB), and sizes whose traffic would exceed --max-packets packets\n"
+      "are not simulated: the same algorithm is simulated at the two largest powers of two below that bound\n"
+      "and the time extrapolated linearly (the output says so for each such size).");
   cmd->add_option("LOG", o->log, "nccl-tests output")->check(CLI::ExistingFile);
   cmd->add_option("--system", o->request.system, "System preset (--list-systems); inferred from the device lines if omitted");
   cmd->add_flag("--list-systems", o->list_systems, "List the system presets and exit");
@@ -98,6 +100,8 @@ void add_validate_command(CLI::App& app) {
   cmd->add_option("--min-bytes", o->min_bytes, "Skip sizes below this");
   cmd->add_option("--max-bytes", o->max_bytes, "Skip sizes above this");
   cmd->add_option("--max-ops", o->request.max_ops, "GOAL ops per simulated size; chunks grow to stay below")
+      ->capture_default_str();
+  cmd->add_option("--max-packets", o->request.max_packets, "Packets per simulated size; larger sizes are extrapolated")
       ->capture_default_str();
   cmd->add_option("--calibration", o->calibration, "Model parameters from `collsim calibrate`")->check(CLI::ExistingFile);
   cmd->add_flag("--json", o->json, "Print the comparison as JSON");

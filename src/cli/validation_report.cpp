@@ -84,7 +84,7 @@ void print_validation_human(const validation::LogFile& log, const RunValidation&
               percent(e.median_abs_small).c_str(), percent(e.max_abs_small).c_str(), e.small_sizes);
   std::printf("preset      %s\n", v.preset_check.consistent ? "the run is consistent with the preset"
                                                              : ("INCONSISTENT: " + v.preset_check.reason).c_str());
-  std::printf("simulation  %zu size(s) in %.2f s; chunks and packets grow with the size (see --help)\n\n",
+  std::printf("simulation  %zu size(s) in %.2f s; chunks, packets and extrapolation: see --help\n\n",
               v.sizes.size(), v.wall_s);
 }
 

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 
 #include "collsim/collectives/generate.hpp"
+#include "collsim/common/units.hpp"
 #include "collsim/collectives/spec.hpp"
 #include "collsim/collectives/tuning.hpp"
 #include "collsim/validation/nvls_allreduce.hpp"
@@ -80,17 +82,40 @@ Lowered lower_nvls(const ValidationSetup& s, const ValidationRequest& r, const c
   return {shown, validation::make_nvls_allreduce(a), mtu_for(a.chunk_bytes)};
 }
 
-Lowered lower(const ValidationSetup& s, const ValidationRequest& r, std::uint64_t bytes) {
+// What NCCL runs at one size: the tuning's algorithm and protocol, or NVLS.
+struct Choice {
+  bool nvls = false;
+  std::string algorithm;
+  coll::Protocol protocol = coll::Protocol::Simple;
+  std::string key() const { return nvls ? "nvls" : algorithm + "/" + std::string(coll::to_string(protocol)); }
+};
+
+Choice choose(const ValidationSetup& s, const ValidationRequest& r, std::uint64_t bytes) {
   coll::CollectiveSpec spec = base_spec(s, r, bytes);
   if (r.algorithm == "nvls") spec.algorithm = "auto";
+  const coll::Plan plan = coll::make_plan(spec);
+  if (nvls_chosen(s, r, plan)) return {true, "nvls", coll::Protocol::Simple};
+  return {false, plan.algorithm, plan.protocol};
+}
+
+Lowered lower(const ValidationSetup& s, const ValidationRequest& r, std::uint64_t bytes, const Choice& choice) {
+  coll::CollectiveSpec spec = base_spec(s, r, bytes);
+  if (choice.nvls) {
+    spec.algorithm = "auto";
+    spec.protocol = coll::Protocol::Simple;
+    return lower_nvls(s, r, coll::make_plan(spec));
+  }
+  spec.algorithm = choice.algorithm;
+  spec.protocol = choice.protocol;
   coll::Plan plan = coll::make_plan(spec);
-  if (nvls_chosen(s, r, plan)) return lower_nvls(s, r, plan);
-  // Keep the tuning's choice; only the chunk changes below.
-  spec.algorithm = plan.algorithm;
-  spec.protocol = plan.protocol;
   std::uint64_t chunk = plan.chunk_bytes;
   const std::uint64_t per_channel_block = std::max<std::uint64_t>(1, plan.block_bytes() / plan.channels);
-  if (per_channel_block / chunk > 8) chunk = (per_channel_block / 8 + 4095) / 4096 * 4096;
+  // A ring keeps every rank busy on another block each step, so ~8 chunks per block suffice; a
+  // tree is one pipeline through (GPUs per node + 2 log2 nodes) ranks, which must stay full.
+  std::uint64_t pieces = 8;
+  if (plan.algorithm == "double_binary_tree")
+    pieces = std::max<std::uint64_t>(8, 4 * (s.gpus_per_node + 2 * static_cast<std::uint64_t>(std::ceil(std::log2(std::max(1u, s.nodes))))));
+  if (per_channel_block / chunk > pieces) chunk = (per_channel_block / pieces + 4095) / 4096 * 4096;
   if (chunk != plan.chunk_bytes) {
     spec.chunk_bytes = chunk;
     plan = coll::make_plan(spec);
@@ -104,6 +129,19 @@ Lowered lower(const ValidationSetup& s, const ValidationRequest& r, std::uint64_
   const std::uint32_t mtu = mtu_for(plan.chunk_bytes);
   return {std::move(plan), std::move(schedule), mtu};
 }
+
+// The largest size simulated packet by packet: every rank puts about factor * size bytes on
+// its link (NVLS twice that, up and down), in packets of up to 32 KiB; above
+// request.max_packets packets in all, sizes are extrapolated (see validate_run).
+std::uint64_t largest_simulated_size(const ValidationSetup& s, const ValidationRequest& r) {
+  const double factor = std::max(1.0, validation::busbw_factor(s.collective, s.ranks)) * (nvls_possible(s) ? 2.0 : 1.0);
+  const double cap = static_cast<double>(r.max_packets) * 32768.0 / (s.ranks * factor);
+  std::uint64_t size = 1ull << 20;
+  while (static_cast<double>(size) * 2 <= cap) size *= 2;
+  return size;
+}
+
+std::string format_size(std::uint64_t b) { return format_byte_size(b); }
 
 }  // namespace
 
@@ -187,6 +225,41 @@ RunValidation validate_run(const validation::TestRun& log_run, std::size_t run_i
     for (std::size_t i = 0; i < k; ++i) kept.push_back(run.rows[i * (n - 1) / (k - 1)]);
     run.rows = std::move(kept);
   }
+  struct Simulated {
+    double us = 0;
+    std::uint64_t events = 0;
+    double wall_s = 0;
+    std::string description;
+  };
+  std::map<std::pair<std::uint64_t, std::string>, std::optional<Simulated>> cache;
+  auto simulate_at = [&](std::uint64_t bytes, const Choice& choice) -> std::optional<Simulated> {
+    const auto key = std::make_pair(bytes, choice.key());
+    if (auto it = cache.find(key); it != cache.end()) return it->second;
+    const Lowered lowered = lower(setup, request, bytes, choice);
+    SimulationCliOptions o = base;
+    o.network = "packet";
+    o.fabric.set.push_back("mtu_bytes=" + std::to_string(lowered.mtu));
+    // The header keeps its 64/4096 share of a packet whatever the MTU.
+    o.fabric.set.push_back("header_bytes=" + std::to_string(lowered.mtu / 64));
+    if (o.fabric.routing.empty()) o.fabric.routing = "spray";
+    // NCCL's buffers are posted ahead: every message is eager.
+    o.host_set.push_back("S=" + std::to_string(std::uint64_t{1} << 40));
+    const auto ts = std::chrono::steady_clock::now();
+    const std::optional<exec::FabricRun> sim = simulate_schedule(o, topology, lowered.schedule, parallel);
+    std::optional<Simulated> result;
+    if (sim) {
+      if (!sim->result.complete)
+        throw std::runtime_error("the simulation of " + std::to_string(bytes) + " B did not complete (" +
+                                 std::to_string(sim->result.ops_completed) + " of " +
+                                 std::to_string(sim->result.ops_total) + " ops)");
+      result = Simulated{static_cast<double>(sim->result.makespan_ps) / 1e6, sim->stats.events,
+                         std::chrono::duration<double>(std::chrono::steady_clock::now() - ts).count(),
+                         describe(lowered.plan)};
+    }
+    cache[key] = result;
+    return result;
+  };
+  const std::uint64_t cap = largest_simulated_size(setup, request);
   for (const validation::ResultRow& row : run.rows) {
     const auto& m = setup.in_place ? row.in_place : row.out_of_place;
     const std::string size = std::to_string(row.size) + " B";
@@ -199,32 +272,28 @@ RunValidation validate_run(const validation::TestRun& log_run, std::size_t run_i
       continue;
     }
     if (row.size < request.min_bytes || row.size > request.max_bytes) continue;
-    const Lowered lowered = lower(setup, request, row.size);
-    SimulationCliOptions o = base;
-    o.network = "packet";
-    o.fabric.set.push_back("mtu_bytes=" + std::to_string(lowered.mtu));
-    // The header keeps its 64/4096 share of a packet whatever the MTU.
-    o.fabric.set.push_back("header_bytes=" + std::to_string(lowered.mtu / 64));
-    if (o.fabric.routing.empty()) o.fabric.routing = "spray";
-    // NCCL's buffers are posted ahead: every message is eager.
-    o.host_set.push_back("S=" + std::to_string(std::uint64_t{1} << 40));
-    const auto ts = std::chrono::steady_clock::now();
-    const std::optional<exec::FabricRun> sim = simulate_schedule(o, topology, lowered.schedule, parallel);
-    if (!sim) continue;
-    if (!sim->result.complete)
-      throw std::runtime_error("the simulation of " + size + " did not complete (" +
-                               std::to_string(sim->result.ops_completed) + " of " +
-                               std::to_string(sim->result.ops_total) + " ops)");
+    const Choice choice = choose(setup, request, row.size);
     SizeComparison c;
+    if (row.size <= cap) {
+      const std::optional<Simulated> sim = simulate_at(row.size, choice);
+      if (!sim) continue;
+      c.simulated_us = sim->us;
+      c.algorithm = sim->description;
+      c.wall_s = sim->wall_s;
+      c.events = sim->events;
+    } else {
+      // Too many packets: the same algorithm at cap/2 and cap, and the line through them
+      // (sizes this large are bandwidth-bound, where time is linear in size).
+      const std::optional<Simulated> a = simulate_at(cap / 2, choice), b = simulate_at(cap, choice);
+      if (!a || !b) continue;
+      c.simulated_us = b->us + static_cast<double>(row.size - cap) * (b->us - a->us) / static_cast<double>(cap / 2);
+      c.algorithm = b->description + ", extrapolated from " + format_size(cap / 2) + " and " + format_size(cap);
+    }
     c.bytes = row.size;
     c.measured_us = m->time_us;
-    c.simulated_us = static_cast<double>(sim->result.makespan_ps) / 1e6;
     c.measured_busbw = m->derived ? m->busbw : validation::busbw_gbps(setup.collective, setup.ranks, row.size, m->time_us);
     c.simulated_busbw = validation::busbw_gbps(setup.collective, setup.ranks, row.size, c.simulated_us);
     c.error = validation::busbw_error(c.measured_us, c.simulated_us);
-    c.algorithm = describe(lowered.plan);
-    c.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - ts).count();
-    c.events = sim->stats.events;
     out.sizes.push_back(std::move(c));
   }
   out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -30,6 +30,7 @@ struct ValidationRequest {
   std::string column = "auto";          // out-of-place, in-place, auto (out-of-place if printed)
   std::uint64_t min_bytes = 0, max_bytes = ~0ull;
   std::uint64_t max_ops = 4'000'000;    // GOAL ops per simulated size: chunks grow to stay below
+  std::uint64_t max_packets = 2'000'000;  // per simulated size; larger sizes are extrapolated
   std::uint32_t max_sizes = 0;          // > 0: only this many sizes per run, spread evenly (calibration)
   validation::ModelParameters parameters;
 };
