@@ -50,7 +50,6 @@ void run_calibrate(const CalibrateOptions& o) {
   request.system = o.system;
   request.max_sizes = o.sizes_per_run;
   validation::ModelParameters& p = request.parameters;
-  p.launch_us = 8.4;  // NCCL's Simple base latency: the starting point
   p.nvls_efficiency = validation::find_system_preset(o.system)->arch == coll::GpuArch::Blackwell ? 0.74 : 0.85;
 
   ParallelContext parallel;
@@ -72,7 +71,7 @@ void run_calibrate(const CalibrateOptions& o) {
     for (std::uint32_t it = 0; it <= o.iterations; ++it) {
       const Pass pass = simulate();
       if (parallel.is_root())
-        std::printf("pass %u: gpu_link_efficiency %.3f nic_efficiency %.3f nvls_efficiency %.3f launch_us %.2f -> "
+        std::printf("pass %u: gpu_link_efficiency %.3f nic_efficiency %.3f nvls_efficiency %.3f launch_us %.2f (-1: NCCL's) -> "
                     "median |error| %.1f%%\n",
                     it, p.gpu_link_efficiency, p.nic_efficiency, p.nvls_efficiency, p.launch_us,
                     100 * pass.median_abs_error);
@@ -99,7 +98,8 @@ void run_calibrate(const CalibrateOptions& o) {
       scale(p.nvls_efficiency, ratio[0]);
       scale(p.gpu_link_efficiency, ratio[1]);
       scale(p.nic_efficiency, ratio[2]);
-      if (!shift.empty()) p.launch_us = std::clamp(p.launch_us + median(shift), 0.0, 1000.0);
+      // Until fitted, each protocol has its own base latency; small sizes run LL (6.6 us).
+      if (!shift.empty()) p.launch_us = std::clamp((p.launch_us < 0 ? 6.6 : p.launch_us) + median(shift), 0.0, 1000.0);
     }
   });
   if (rc != 0) throw CLI::RuntimeError(rc);

@@ -141,8 +141,6 @@ std::uint64_t largest_simulated_size(const ValidationSetup& s, const ValidationR
   return size;
 }
 
-std::string format_size(std::uint64_t b) { return format_byte_size(b); }
-
 }  // namespace
 
 ValidationSetup resolve_setup(const validation::TestRun& run, const ValidationRequest& request) {
@@ -287,7 +285,7 @@ RunValidation validate_run(const validation::TestRun& log_run, std::size_t run_i
       const std::optional<Simulated> a = simulate_at(cap / 2, choice), b = simulate_at(cap, choice);
       if (!a || !b) continue;
       c.simulated_us = b->us + static_cast<double>(row.size - cap) * (b->us - a->us) / static_cast<double>(cap / 2);
-      c.algorithm = b->description + ", extrapolated from " + format_size(cap / 2) + " and " + format_size(cap);
+      c.algorithm = b->description + ", extrapolated from " + format_byte_size(cap / 2) + " and " + format_byte_size(cap);
     }
     c.bytes = row.size;
     c.measured_us = m->time_us;
