@@ -18,16 +18,18 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
-# preset -> training logs (calibrate), the rest of that preset's logs are validation.
+# preset -> training logs (calibrate) and calibrate options; the rest of that preset's logs
+# are validation. Single-node logs fit the link efficiencies and launch latency, multi-node
+# ones the NIC efficiency and network latency.
 TRAINING = {
-    "dgx-h100": ["17"],
-    "h100-4gpu-ib": ["22"],
-    "dgx-a100": ["12"],
+    "dgx-h100": (["17"], []),
+    "h100-4gpu-ib": (["22", "25"], []),
+    "dgx-a100": (["12", "16"], ["--ranks", "256"]),
 }
 
 # log -> (preset, calibration preset or None, extra validate options, note)
 LOGS = {
-    "03": ("a100-efa", "dgx-a100", [], "AWS p4de; NIC efficiency not calibrated (no A100 multi-node training log)."),
+    "03": ("a100-efa", "dgx-a100", [], "AWS p4de (EFA); calibrated on DGX A100 logs (IB latency, no bandwidth-bound multi-node sizes)."),
     "04": ("h100-efa", "dgx-h100", [], "AWS p5, 32x100G EFA; NVLS only inside a node, NVLSTree across nodes is not modelled."),
     "05": ("pcie-8gpu", None, [], "PCIe-only RTX 6000D; NIC speed not stated in the log (400G assumed). Uncalibrated."),
     "06": ("gb300-4gpu-rdma", None, [], "GB300 trays in separate NVLink domains; 800G NICs assumed. Uncalibrated."),
@@ -90,9 +92,9 @@ def main():
     os.makedirs(os.path.join(HERE, "calibration"), exist_ok=True)
 
     calibrations = {}
-    for preset, logs in TRAINING.items():
+    for preset, (logs, options) in TRAINING.items():
         out = os.path.join("validation", "calibration", preset + ".yaml")
-        text, wall = run([collsim, "calibrate", *[log_file(n) for n in logs], "--system", preset, "-o", out])
+        text, wall = run([collsim, "calibrate", *[log_file(n) for n in logs], "--system", preset, "-o", out, *options])
         calibrations[preset] = (out, text.strip().splitlines(), wall)
         print(f"calibrated {preset} on {logs} in {wall:.1f} s", file=sys.stderr)
 
@@ -112,7 +114,7 @@ def main():
 
 
 def role(number, preset):
-    return "training" if number in TRAINING.get(preset, []) else "validation"
+    return "training" if number in TRAINING.get(preset, ([], []))[0] else "validation"
 
 
 def write_report(results, calibrations):
@@ -123,7 +125,7 @@ def write_report(results, calibrations):
              "<= 25% below, on validation logs (not used for calibration).", "",
              "## Calibrations", ""]
     for preset, (path, text, wall) in calibrations.items():
-        lines.append(f"- **{preset}** on logs {', '.join(TRAINING[preset])} ({wall:.1f} s): `{path}`; last pass: "
+        lines.append(f"- **{preset}** on logs {', '.join(TRAINING[preset][0])} ({wall:.1f} s): `{path}`; last pass: "
                      f"`{text[-2] if len(text) >= 2 else ''}`")
     lines += ["", "## Summary", "",
               "| log | role | preset | calibration | runs | >= 1 MiB median / max | < 1 MiB median / max | targets | "

@@ -19,6 +19,7 @@ topo::Topology make_system_topology(const SystemPreset& p, std::uint32_t nodes, 
     throw std::invalid_argument(p.name + " has " + std::to_string(p.gpus_per_node) + " GPUs per node, not " +
                                 std::to_string(gpn));
   if (!(scaling.gpu_link > 0 && scaling.nic > 0)) throw std::invalid_argument("link efficiencies must be positive");
+  if (!(scaling.net_latency_ns >= 0)) throw std::invalid_argument("the network latency must not be negative");
   topo::Topology t;
   t.set_name(p.name + "_" + std::to_string(nodes) + "x" + std::to_string(gpn));
   t.set_kind("system_preset");
@@ -44,7 +45,8 @@ topo::Topology make_system_topology(const SystemPreset& p, std::uint32_t nodes, 
   for (std::uint32_t n = 0; n < nodes && engines; ++n)
     t.add_link(t.host(nodes * gpn + n), node_switch[n], engine_bw, nanoseconds(p.gpu_link_latency_ns), medium);
   for (std::uint32_t n = 0; n < nodes && !rails.empty(); ++n)
-    for (topo::NodeId rail : rails) t.add_link(node_switch[n], rail, nic_bw, nanoseconds(p.nic_latency_ns));
+    for (topo::NodeId rail : rails)
+      t.add_link(node_switch[n], rail, nic_bw, nanoseconds(p.nic_latency_ns + scaling.net_latency_ns / 2));
   return t;
 }
 

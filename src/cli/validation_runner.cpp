@@ -153,6 +153,10 @@ ValidationSetup resolve_setup(const validation::TestRun& run, const ValidationRe
   s.collective_source = facts.collective_source;
   s.ranks = request.ranks != 0 ? request.ranks : facts.ranks;
   s.ranks_source = request.ranks != 0 ? "--ranks" : facts.ranks_source;
+  if (s.ranks == 0 && request.ranks_if_unknown != 0) {
+    s.ranks = request.ranks_if_unknown;
+    s.ranks_source = "--ranks (the log does not tell)";
+  }
   if (s.ranks < 2) throw CLI::ValidationError("--ranks", "the log does not tell how many ranks ran; give --ranks N");
 
   if (!request.system.empty()) {
@@ -210,6 +214,7 @@ RunValidation validate_run(const validation::TestRun& log_run, std::size_t run_i
   out.findings = validation::check_consistency(run, setup.collective, setup.ranks);
   validation::LinkScaling scaling{request.parameters.gpu_link_efficiency, request.parameters.nic_efficiency};
   scaling.nvls_engine = nvls_possible(setup);
+  scaling.net_latency_ns = request.parameters.net_latency_us * 1000;
   scaling.nvls = request.parameters.nvls_efficiency > 0 ? request.parameters.nvls_efficiency
                  : setup.preset.arch == coll::GpuArch::Blackwell ? 0.74
                                                                  : 0.85;

@@ -23,6 +23,7 @@ namespace collsim::cli {
 struct ValidationRequest {
   std::string system;
   std::uint32_t ranks = 0;
+  std::uint32_t ranks_if_unknown = 0;   // used only when the log does not tell
   std::uint32_t gpus_per_node = 0;
   std::uint32_t channels = 0;
   std::string algorithm = "auto";

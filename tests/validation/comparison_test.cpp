@@ -106,6 +106,7 @@ TEST_F(CalibrationFile, RoundTrip) {
   c.parameters.nic_efficiency = 0.9;
   c.parameters.launch_us = 12.5;
   c.parameters.nvls_efficiency = 0.6;
+  c.parameters.net_latency_us = 3.5;
   write_calibration(path, c);
   const Calibration r = read_calibration(path);
   EXPECT_EQ(r.system, "dgx-h100");
@@ -115,6 +116,7 @@ TEST_F(CalibrationFile, RoundTrip) {
   EXPECT_DOUBLE_EQ(r.parameters.launch_us, 12.5);
   EXPECT_DOUBLE_EQ(r.parameters.step_us, -1);
   EXPECT_DOUBLE_EQ(r.parameters.nvls_efficiency, 0.6);
+  EXPECT_DOUBLE_EQ(r.parameters.net_latency_us, 3.5);
 }
 
 TEST_F(CalibrationFile, Errors) {

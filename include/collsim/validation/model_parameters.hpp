@@ -11,6 +11,7 @@
 //     nic_efficiency: 0.93           # fraction of the NIC line rate that carries data
 //     launch_us: 8.4                 # once per collective and channel (NCCL's base latency)
 //     step_us: 3.4                   # before every message (NCCL's per-hop latency)
+//     net_latency_us: 5.0            # added to every crossing of the inter-node network
 //     nvls_efficiency: 0.6           # NVLS reduction rate as a fraction of the GPUs' NVLink rate
 
 #include <string>
@@ -23,6 +24,7 @@ struct ModelParameters {
   double nic_efficiency = 1.0;
   double launch_us = -1.0;  // -1: the protocol's (NCCL's base latency per protocol)
   double step_us = -1.0;    // -1: the protocol's
+  double net_latency_us = 0.0;    // added to every crossing of the network (NIC, proxy, switch)
   double nvls_efficiency = -1.0;  // NVLS engine rate / (GPUs * NVLink rate); -1: NCCL's (0.85 Hopper, 0.74 Blackwell)
 };
 

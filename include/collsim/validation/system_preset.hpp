@@ -63,6 +63,8 @@ struct LinkScaling {
   // link rate times nvls (see nvls_allreduce.hpp).
   bool nvls_engine = false;
   double nvls = 0.85;
+  // Added to every crossing of the network (half to each of its two NIC links), ns.
+  double net_latency_ns = 0;
 };
 // The preset's network for `nodes` nodes with `gpus_per_node` GPUs each (0: the preset's).
 // Throws std::invalid_argument for 0 nodes or more GPUs per node than the preset has.
