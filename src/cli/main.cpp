@@ -13,6 +13,8 @@
 #include "goal_command.hpp"
 #include "topo_command.hpp"
 #include "workload_command.hpp"
+#include "validate_command.hpp"
+#include "calibrate_command.hpp"
 
 #ifndef COLLSIM_VERSION
 #define COLLSIM_VERSION "unknown"
@@ -30,6 +32,8 @@ int main(int argc, char** argv) {
   collsim::cli::add_topo_command(app);
   collsim::cli::add_flows_command(app);
   collsim::cli::add_workload_command(app);
+  collsim::cli::add_validate_command(app);
+  collsim::cli::add_calibrate_command(app);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,45 @@
+#pragma once
+// The few numbers that `collsim calibrate` fits and `collsim validate --calibration` uses.
+// Everything else comes from the system preset (line rates, latencies) and from NCCL's
+// tuning model (algorithm, protocol).
+//
+// File (YAML), as `collsim calibrate -o` writes it:
+//   system: dgx-h100                 # the preset the parameters were fitted for
+//   trained_on: [a.log, b.log]
+//   parameters:
+//     gpu_link_efficiency: 0.82      # fraction of the NVLink/PCIe line rate that carries data
+//     nic_efficiency: 0.93           # fraction of the NIC line rate that carries data
+//     launch_us: 8.4                 # once per collective and channel (NCCL's base latency)
+//     step_us: 3.4                   # before every message (NCCL's per-hop latency)
+//     net_latency_us: 5.0            # added to every crossing of the inter-node network
+//     nvls_efficiency: 0.6           # NVLS reduction rate as a fraction of the GPUs' NVLink rate
+
+#include <string>
+#include <vector>
+
+namespace collsim::validation {
+
+struct ModelParameters {
+  double gpu_link_efficiency = 1.0;
+  double nic_efficiency = 1.0;
+  double launch_us = -1.0;  // -1: the protocol's (NCCL's base latency per protocol)
+  double step_us = -1.0;    // -1: the protocol's
+  double net_latency_us = 0.0;    // added to every crossing of the network (NIC, proxy, switch)
+  double nvls_efficiency = -1.0;  // NVLS engine rate / (GPUs * NVLink rate); -1: NCCL's (0.85 Hopper, 0.74 Blackwell)
+};
+
+struct Calibration {
+  std::string system;
+  std::vector<std::string> trained_on;
+  ModelParameters parameters;
+  double training_error = -1;  // median absolute busbw error over the training sizes; -1: unknown
+};
+
+// Throws collsim::InputError naming the file (and line) for anything malformed, an unknown
+// key or a value out of range (efficiencies in (0, 1.5], latencies >= 0 or -1).
+Calibration read_calibration(const std::string& path);
+void write_calibration(const std::string& path, const Calibration& c);
+// Checks the ranges; throws std::invalid_argument naming the parameter.
+void check(const ModelParameters& p);
+
+}  // namespace collsim::validation

@@ -1,0 +1,79 @@
+#pragma once
+// The hardware behind an nccl-tests log: GPUs and how they are linked inside a node (NVLink
+// through NVSwitches, a direct NVLink mesh, or PCIe), the NICs of a node and the network
+// between nodes. Presets are built in (list with `collsim validate --list-systems`); each
+// becomes a topo::Topology for any number of nodes.
+//
+// The topology a preset makes for N nodes (names as in the Topology):
+//   node i: GPUs "n<i>g<j>" (hosts, server i), each linked to the node's switch "nvs<i>" by
+//           its whole NVLink (or PCIe) bandwidth per direction; the NVSwitch is a NvSwitch
+//           node, a PCIe complex or an NVLink mesh a Switch node (the mesh's per-pair limit is
+//           not modelled: a GPU's NVLinks are pooled).
+//   N > 1:  the node switch has one link per NIC, NIC r of every node goes to rail switch
+//           "rail<r>" (rail-optimised, one leaf per rail, non-blocking). A GPU reaches any NIC
+//           of its node through the node switch (as NCCL's PXN does), and flows spread over
+//           the NICs by the fabric's routing.
+// An NVLink domain larger than a server (GB200/GB300 NVL72) is one "node" here: NCCL treats
+// the whole domain as one node too (MNNVL).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "collsim/collectives/system_model.hpp"
+#include "collsim/topo/topology.hpp"
+
+namespace collsim::validation {
+
+enum class IntraNode : std::uint8_t { NvSwitch, NvLinkMesh, Pcie };
+std::string_view to_string(IntraNode k);
+
+struct SystemPreset {
+  std::string name;           // "dgx-h100"
+  std::string description;    // one line, with the source of the numbers
+  std::string gpu;            // "H100": matched against device lines
+  coll::GpuArch arch = coll::GpuArch::Hopper;
+  std::uint32_t gpus_per_node = 8;      // GPUs in one NVLink (or PCIe) domain
+  IntraNode intra = IntraNode::NvSwitch;
+  double gpu_link_gbytes = 450;         // per GPU and direction, GB/s (NVLink or PCIe)
+  double gpu_link_latency_ns = 120;
+  bool nvls = false;                    // NVSwitch in-switch reduction (Hopper and later NVSwitch)
+  std::uint32_t nics_per_node = 8;
+  double nic_gbits = 400;               // line rate per NIC, Gb/s
+  double nic_latency_ns = 600;          // per link (cable, transceivers, half a switch)
+  std::uint32_t channels = 16;          // NCCL coll channels (what INFO logs show for such systems)
+};
+
+// The built-in presets, in display order.
+const std::vector<SystemPreset>& system_presets();
+// By name; nothing when unknown.
+std::optional<SystemPreset> find_system_preset(std::string_view name);
+
+// What the tuning model needs: arch and NCCL's per-channel graph bandwidths.
+coll::SystemModel tuning_system(const SystemPreset& p, std::uint32_t nodes);
+
+// Link efficiencies scale the preset's line rates (see ModelParameters).
+struct LinkScaling {
+  double gpu_link = 1.0;
+  double nic = 1.0;
+  // With an NVLS engine (presets with nvls only): host "nvls<i>" on node i's switch, after
+  // all GPUs (host index nodes*gpus_per_node + i), linked at gpus_per_node times the GPU
+  // link rate times nvls (see nvls_allreduce.hpp).
+  bool nvls_engine = false;
+  double nvls = 0.85;
+  // Added to every crossing of the network (half to each of its two NIC links), ns.
+  double net_latency_ns = 0;
+};
+// The preset's network for `nodes` nodes with `gpus_per_node` GPUs each (0: the preset's).
+// Throws std::invalid_argument for 0 nodes or more GPUs per node than the preset has.
+topo::Topology make_system_topology(const SystemPreset& p, std::uint32_t nodes, std::uint32_t gpus_per_node = 0,
+                                    LinkScaling scaling = {});
+
+// The preset that fits a GPU name from the device lines and the GPUs per node; nothing when
+// no preset has that GPU. `why` says how it was chosen.
+std::optional<SystemPreset> infer_system_preset(std::string_view gpu_name, std::uint32_t gpus_per_node,
+                                                std::string* why = nullptr);
+
+}  // namespace collsim::validation

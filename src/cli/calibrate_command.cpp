@@ -1,0 +1,158 @@
+#include "calibrate_command.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+
+#include "collsim/validation/comparison.hpp"
+#include "validation_runner.hpp"
+
+namespace collsim::cli {
+namespace {
+
+struct CalibrateOptions {
+  std::vector<std::string> logs;
+  std::string system;
+  std::string output;
+  std::uint32_t iterations = 4;
+  std::uint32_t sizes_per_run = 8;
+  std::uint32_t ranks = 0;
+  SimulationCliOptions sim;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+// Which parameter a size informs: a bandwidth-bound size (>= 64 MiB) informs the efficiency of
+// the link that limits it (NVLS engine, NVLink/PCIe inside a node, NICs across nodes); a
+// latency-bound one (< 64 KiB) the launch latency on one node, the network latency across nodes.
+
+// Network crossings on the critical path of a latency-bound collective: a ring crosses
+// between nodes nodes-1 times per pass (allreduce makes two passes), a tree up and down its
+// depth, point-to-point once.
+double network_crossings(const RunValidation& v, const validation::SizeComparison& s) {
+  const double nodes = v.setup.nodes;
+  if (s.algorithm.rfind("double_binary_tree", 0) == 0) return 2 * std::ceil(std::log2(nodes));
+  if (s.algorithm.rfind("ring", 0) == 0)
+    return (v.setup.collective == coll::Collective::Allreduce ? 2 : 1) * (nodes - 1);
+  return 1;
+}
+enum class Informs { NvlsEfficiency, GpuLinkEfficiency, NicEfficiency, Launch, NetLatency, Nothing };
+Informs informs(const RunValidation& v, const validation::SizeComparison& s) {
+  if (s.bytes < (64u << 10)) return v.setup.nodes > 1 ? Informs::NetLatency : Informs::Launch;
+  if (s.bytes < (64u << 20)) return Informs::Nothing;
+  if (s.algorithm.rfind("nvls", 0) == 0) return Informs::NvlsEfficiency;
+  return v.setup.nodes > 1 ? Informs::NicEfficiency : Informs::GpuLinkEfficiency;
+}
+
+struct Pass {
+  std::vector<RunValidation> runs;
+  double median_abs_error = 0;
+};
+
+void run_calibrate(const CalibrateOptions& o) {
+  if (!validation::find_system_preset(o.system))
+    throw CLI::ValidationError("--system", "unknown system preset '" + o.system + "' (collsim validate --list-systems)");
+  std::vector<validation::LogFile> logs;
+  for (const std::string& path : o.logs) logs.push_back(validation::read_nccl_tests_log(path));
+  ValidationRequest request;
+  request.system = o.system;
+  request.max_sizes = o.sizes_per_run;
+  request.ranks_if_unknown = o.ranks;
+  validation::ModelParameters& p = request.parameters;
+  p.nvls_efficiency = validation::find_system_preset(o.system)->arch == coll::GpuArch::Blackwell ? 0.74 : 0.85;
+
+  ParallelContext parallel;
+  validation::Calibration result;
+  const int rc = parallel.guarded([&] {
+    auto simulate = [&] {
+      Pass pass;
+      std::vector<double> errors;
+      for (const validation::LogFile& log : logs)
+        for (std::size_t i = 0; i < log.runs.size(); ++i) {
+          const ValidationSetup setup = resolve_setup(log.runs[i], request);
+          RunValidation v = validate_run(log.runs[i], i, setup, request, o.sim, parallel);
+          for (const auto& s : v.sizes) errors.push_back(std::fabs(s.error));
+          pass.runs.push_back(std::move(v));
+        }
+      pass.median_abs_error = median(errors);
+      return pass;
+    };
+    for (std::uint32_t it = 0; it <= o.iterations; ++it) {
+      const Pass pass = simulate();
+      if (parallel.is_root())
+        std::printf("pass %u: gpu_link_efficiency %.3f nic_efficiency %.3f nvls_efficiency %.3f launch_us %.2f (-1: NCCL's) "
+                    "net_latency_us %.2f -> "
+                    "median |error| %.1f%%\n",
+                    it, p.gpu_link_efficiency, p.nic_efficiency, p.nvls_efficiency, p.launch_us, p.net_latency_us,
+                    100 * pass.median_abs_error);
+      result.training_error = pass.median_abs_error;
+      if (it == o.iterations) break;
+      // Bandwidth-bound time scales as 1/efficiency: multiply by the median time ratio.
+      // Latency-bound time shifts with the launch latency: add the median time difference.
+      std::vector<double> ratio[3], shift, net_shift;
+      for (const RunValidation& v : pass.runs) {
+        if (!v.preset_check.consistent) continue;  // misconfigured runs are not fitted
+        for (const auto& s : v.sizes) {
+          switch (informs(v, s)) {
+            case Informs::NvlsEfficiency: ratio[0].push_back(s.simulated_us / s.measured_us); break;
+            case Informs::GpuLinkEfficiency: ratio[1].push_back(s.simulated_us / s.measured_us); break;
+            case Informs::NicEfficiency: ratio[2].push_back(s.simulated_us / s.measured_us); break;
+            case Informs::Launch: shift.push_back(s.measured_us - s.simulated_us); break;
+            case Informs::NetLatency:
+              net_shift.push_back((s.measured_us - s.simulated_us) / std::max(1.0, network_crossings(v, s)));
+              break;
+            case Informs::Nothing: break;
+          }
+        }
+      }
+      auto scale = [](double& eff, const std::vector<double>& r) {
+        if (!r.empty()) eff = std::clamp(eff * median(r), 0.05, 1.5);
+      };
+      scale(p.nvls_efficiency, ratio[0]);
+      scale(p.gpu_link_efficiency, ratio[1]);
+      scale(p.nic_efficiency, ratio[2]);
+      // Until fitted, each protocol has its own base latency; small sizes run LL (6.6 us).
+      if (!net_shift.empty()) p.net_latency_us = std::clamp(p.net_latency_us + median(net_shift), 0.0, 1000.0);
+      if (!shift.empty()) p.launch_us = std::clamp((p.launch_us < 0 ? 6.6 : p.launch_us) + median(shift), 0.0, 1000.0);
+    }
+  });
+  if (rc != 0) throw CLI::RuntimeError(rc);
+  if (!parallel.is_root()) return;
+  result.system = o.system;
+  result.trained_on = o.logs;
+  result.parameters = p;
+  validation::write_calibration(o.output, result);
+  std::printf("wrote %s (median |busbw error| on the training sizes %.1f%%)\n", o.output.c_str(),
+              100 * result.training_error);
+}
+
+}  // namespace
+
+void add_calibrate_command(CLI::App& app) {
+  auto o = std::make_shared<CalibrateOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "calibrate",
+      "Fit gpu_link_efficiency, nic_efficiency, nvls_efficiency, launch_us and net_latency_us on nccl-tests logs of\n"
+      "one system.\n"
+      "Each pass simulates the logs (sizes-per-run sizes each); then every efficiency is multiplied by the median\n"
+      "simulated/measured time of the bandwidth-bound sizes (>= 64 MiB) it limits, and launch_us moves by the\n"
+      "median measured-simulated time of the latency-bound sizes (< 64 KiB) of one-node runs, net_latency_us by\n"
+      "that difference over the network crossings of multi-node runs. Runs inconsistent with the preset\n"
+      "are not fitted.");
+  cmd->add_option("LOG", o->logs, "Training logs")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--system", o->system, "System preset (collsim validate --list-systems)")->required();
+  cmd->add_option("-o,--output", o->output, "Calibration file to write (YAML)")->required();
+  cmd->add_option("--iterations", o->iterations, "Fitting passes")->capture_default_str()->check(CLI::Range(1, 20));
+  cmd->add_option("--sizes-per-run", o->sizes_per_run, "Sizes simulated per run, spread over its range")
+      ->capture_default_str()
+      ->check(CLI::Range(2, 1000));
+  cmd->add_option("--ranks", o->ranks, "Ranks of the logs that do not tell");
+  o->sim.fabric.add_to(*cmd);
+  cmd->callback([o] { run_calibrate(*o); });
+}
+
+}  // namespace collsim::cli

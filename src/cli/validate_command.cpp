@@ -1,0 +1,113 @@
+#include "validate_command.hpp"
+
+#include <iostream>
+#include <memory>
+
+#include "collsim/common/units.hpp"
+#include "collsim/validation/nccl_tests_log.hpp"
+#include "validation_report.hpp"
+#include "validation_runner.hpp"
+
+namespace collsim::cli {
+namespace {
+
+struct ValidateOptions {
+  std::string log;
+  ValidationRequest request;
+  std::string min_bytes, max_bytes;
+  int run = -1;  // -1: every run of the file
+  std::string calibration;
+  bool json = false;
+  std::string plot;
+  bool list_systems = false;
+  SimulationCliOptions sim;
+};
+
+void list_systems() {
+  for (const validation::SystemPreset& p : validation::system_presets())
+    std::printf("%-16s %s\n", p.name.c_str(), p.description.c_str());
+}
+
+std::uint64_t bytes_option(const std::string& text, const char* option) {
+  const auto b = parse_byte_size(text);
+  if (!b) throw CLI::ValidationError(option, "expected a size such as 1MiB, not '" + text + "'");
+  return *b;
+}
+
+void run_validate(ValidateOptions o) {
+  if (o.list_systems) return list_systems();
+  if (o.log.empty()) throw CLI::ValidationError("LOG", "give the nccl-tests log to validate");
+  if (!o.min_bytes.empty()) o.request.min_bytes = bytes_option(o.min_bytes, "--min-bytes");
+  if (!o.max_bytes.empty()) o.request.max_bytes = bytes_option(o.max_bytes, "--max-bytes");
+  if (o.request.column != "auto" && o.request.column != "in-place" && o.request.column != "out-of-place")
+    throw CLI::ValidationError("--column", "auto, in-place or out-of-place");
+  if (!coll::protocol_from_name(o.request.protocol))
+    throw CLI::ValidationError("--proto", "LL, LL128, Simple or auto, not '" + o.request.protocol + "'");
+  std::string calibration_note;
+  if (!o.calibration.empty()) {
+    const validation::Calibration c = validation::read_calibration(o.calibration);
+    o.request.parameters = c.parameters;
+    if (o.request.system.empty()) o.request.system = c.system;
+    if (o.request.system != c.system)
+      calibration_note = "note: " + o.calibration + " was fitted for " + c.system + ", not " + o.request.system + "\n";
+  }
+  const validation::LogFile log = validation::read_nccl_tests_log(o.log);
+  if (o.run >= static_cast<int>(log.runs.size()))
+    throw CLI::ValidationError("--run", o.log + " has " + std::to_string(log.runs.size()) + " run(s)");
+
+  ParallelContext parallel;
+  std::vector<RunValidation> results;
+  const int rc = parallel.guarded([&] {
+    for (std::size_t i = 0; i < log.runs.size(); ++i) {
+      if (o.run >= 0 && static_cast<std::size_t>(o.run) != i) continue;
+      const ValidationSetup setup = resolve_setup(log.runs[i], o.request);
+      RunValidation v = validate_run(log.runs[i], i, setup, o.request, o.sim, parallel);
+      if (!parallel.is_root()) continue;
+      if (!o.json) print_validation_human(log, v);
+      results.push_back(std::move(v));
+    }
+    if (!parallel.is_root()) return;
+    const nlohmann::json j = validation_json(log, results);
+    if (o.json) std::cout << j.dump(2) << std::endl;
+    if (!calibration_note.empty()) std::cerr << calibration_note;
+    if (!o.plot.empty()) plot_validation(j, o.plot);
+  });
+  if (rc != 0) throw CLI::RuntimeError(rc);
+}
+
+}  // namespace
+
+void add_validate_command(CLI::App& app) {
+  auto o = std::make_shared<ValidateOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "validate",
+      "Simulate every size of an nccl-tests log as NCCL would run it on a system preset and compare busbw.\n"
+      "To bound the work, NCCL's chunks grow to at most ~8 per block and channel (and --max-ops ops in all),\n"
+      "packets to 1/64 of a chunk (4 KiB..32 KiB), and sizes whose traffic would exceed --max-packets packets\n"
+      "are not simulated: the same algorithm is simulated at the two largest powers of two below that bound\n"
+      "and the time extrapolated linearly (the output says so for each such size).");
+  cmd->add_option("LOG", o->log, "nccl-tests output")->check(CLI::ExistingFile);
+  cmd->add_option("--system", o->request.system, "System preset (--list-systems); inferred from the device lines if omitted");
+  cmd->add_flag("--list-systems", o->list_systems, "List the system presets and exit");
+  cmd->add_option("--run", o->run, "Only this run of the file (0-based; default every run)");
+  cmd->add_option("--ranks", o->request.ranks, "Ranks, when the log does not tell");
+  cmd->add_option("--gpus-per-node", o->request.gpus_per_node, "GPUs per node (default: the device lines, else the preset)");
+  cmd->add_option("--channels", o->request.channels, "NCCL channels (default: the log's INFO lines, else the preset)");
+  cmd->add_option("--algo", o->request.algorithm, "Algorithm instead of NCCL's choice (e.g. ring for NCCL_ALGO=RING)")
+      ->capture_default_str();
+  cmd->add_option("--proto", o->request.protocol, "Protocol instead of NCCL's choice: LL, LL128, Simple")->capture_default_str();
+  cmd->add_option("--column", o->request.column, "Which measurement: out-of-place, in-place, auto")->capture_default_str();
+  cmd->add_option("--min-bytes", o->min_bytes, "Skip sizes below this");
+  cmd->add_option("--max-bytes", o->max_bytes, "Skip sizes above this");
+  cmd->add_option("--max-ops", o->request.max_ops, "GOAL ops per simulated size; chunks grow to stay below")
+      ->capture_default_str();
+  cmd->add_option("--max-packets", o->request.max_packets, "Packets per simulated size; larger sizes are extrapolated")
+      ->capture_default_str();
+  cmd->add_option("--calibration", o->calibration, "Model parameters from `collsim calibrate`")->check(CLI::ExistingFile);
+  cmd->add_flag("--json", o->json, "Print the comparison as JSON");
+  cmd->add_option("--plot", o->plot, "Draw measured vs simulated busbw over size to this PNG (python3-matplotlib)");
+  o->sim.fabric.add_to(*cmd);
+  cmd->callback([o] { run_validate(*o); });
+}
+
+}  // namespace collsim::cli

@@ -1,0 +1,308 @@
+#include "validation_runner.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+
+#include "collsim/collectives/generate.hpp"
+#include "collsim/common/units.hpp"
+#include "collsim/collectives/spec.hpp"
+#include "collsim/collectives/tuning.hpp"
+#include "collsim/validation/nvls_allreduce.hpp"
+#include "collsim/validation/bandwidth_formulas.hpp"
+
+namespace collsim::cli {
+namespace {
+
+using validation::SizeComparison;
+
+std::string describe(const coll::Plan& plan) {
+  return plan.algorithm + " " + std::string(coll::to_string(plan.protocol)) + " x" + std::to_string(plan.channels);
+}
+
+// The lowering of one size. NCCL's chunk and the fabric's 4 KiB MTU make a GiB collective
+// millions of messages and billions of packets, so both grow with the size: at most ~8
+// pipelined chunks per block and channel (and at most request.max_ops ops in all), and packets
+// of 1/64 of a chunk (4 KiB .. 32 KiB). Large sizes are bandwidth-bound, where this changes
+// little; small sizes keep NCCL's chunks and 4 KiB packets.
+struct Lowered {
+  coll::Plan plan;
+  goal::Schedule schedule;
+  std::uint32_t mtu = 4096;
+};
+
+coll::CollectiveSpec base_spec(const ValidationSetup& s, const ValidationRequest& r, std::uint64_t bytes) {
+  coll::CollectiveSpec spec;
+  spec.collective = s.collective;
+  spec.algorithm = r.algorithm;
+  spec.num_ranks = s.ranks;
+  spec.bytes = bytes;
+  spec.channels = s.channels;
+  spec.ranks_per_node = s.gpus_per_node;
+  spec.system = validation::tuning_system(s.preset, s.nodes);
+  const auto proto = coll::protocol_from_name(r.protocol);
+  spec.protocol = proto ? *proto : coll::Protocol::Auto;
+  if (r.parameters.launch_us >= 0) spec.launch_ns = std::llround(r.parameters.launch_us * 1000);
+  if (r.parameters.step_us >= 0) spec.step_ns = std::llround(r.parameters.step_us * 1000);
+  return spec;
+}
+
+std::uint32_t mtu_for(std::uint64_t chunk) {
+  std::uint32_t mtu = 4096;
+  while (std::uint64_t{mtu} * 64 < chunk && mtu < 32 * 1024) mtu *= 2;  // the fabric caps packets at 64 KiB
+  return mtu;
+}
+
+bool nvls_possible(const ValidationSetup& s) {
+  return s.preset.nvls && s.nodes == 1 && s.collective == coll::Collective::Allreduce && s.ranks > 2;
+}
+
+// NCCL picks NVLS when its model says it is faster than the best ring/tree choice.
+bool nvls_chosen(const ValidationSetup& s, const ValidationRequest& r, const coll::Plan& plan) {
+  if (!nvls_possible(s)) return false;
+  if (r.algorithm == "nvls") return true;
+  if (r.algorithm != "auto" || r.protocol != "auto") return false;
+  const std::vector<coll::TuningCandidate> c = coll::tuning_candidates(plan);
+  return c.empty() || validation::nvls_model_time_us(s.preset, s.ranks, s.channels, plan.bytes) < c.front().time_us;
+}
+
+Lowered lower_nvls(const ValidationSetup& s, const ValidationRequest& r, const coll::Plan& plan) {
+  validation::NvlsAllreduce a;
+  a.gpus = s.ranks;
+  a.bytes = plan.bytes;
+  a.channels = s.channels;
+  const std::uint64_t per_channel = std::max<std::uint64_t>(1, plan.bytes / s.channels);
+  // NCCL's NVLS chunk is 128 KiB; at most ~8 chunks per channel keep events bounded.
+  a.chunk_bytes = std::max<std::uint64_t>(128 * 1024, (per_channel / 8 + 4095) / 4096 * 4096);
+  a.launch_ns = r.parameters.launch_us >= 0 ? std::llround(r.parameters.launch_us * 1000) : plan.launch_ns;
+  coll::Plan shown = plan;
+  shown.algorithm = "nvls";
+  shown.protocol = coll::Protocol::Simple;
+  return {shown, validation::make_nvls_allreduce(a), mtu_for(a.chunk_bytes)};
+}
+
+// What NCCL runs at one size: the tuning's algorithm and protocol, or NVLS.
+struct Choice {
+  bool nvls = false;
+  std::string algorithm;
+  coll::Protocol protocol = coll::Protocol::Simple;
+  std::string key() const { return nvls ? "nvls" : algorithm + "/" + std::string(coll::to_string(protocol)); }
+};
+
+Choice choose(const ValidationSetup& s, const ValidationRequest& r, std::uint64_t bytes) {
+  coll::CollectiveSpec spec = base_spec(s, r, bytes);
+  if (r.algorithm == "nvls") spec.algorithm = "auto";
+  const coll::Plan plan = coll::make_plan(spec);
+  if (nvls_chosen(s, r, plan)) return {true, "nvls", coll::Protocol::Simple};
+  return {false, plan.algorithm, plan.protocol};
+}
+
+Lowered lower(const ValidationSetup& s, const ValidationRequest& r, std::uint64_t bytes, const Choice& choice) {
+  coll::CollectiveSpec spec = base_spec(s, r, bytes);
+  if (choice.nvls) {
+    spec.algorithm = "auto";
+    spec.protocol = coll::Protocol::Simple;
+    return lower_nvls(s, r, coll::make_plan(spec));
+  }
+  spec.algorithm = choice.algorithm;
+  spec.protocol = choice.protocol;
+  coll::Plan plan = coll::make_plan(spec);
+  std::uint64_t chunk = plan.chunk_bytes;
+  const std::uint64_t per_channel_block = std::max<std::uint64_t>(1, plan.block_bytes() / plan.channels);
+  // A ring keeps every rank busy on another block each step, so ~8 chunks per block suffice; a
+  // tree is one pipeline through (GPUs per node + 2 log2 nodes) ranks, which must stay full.
+  std::uint64_t pieces = 8;
+  if (plan.algorithm == "double_binary_tree")
+    pieces = std::max<std::uint64_t>(8, 4 * (s.gpus_per_node + 2 * static_cast<std::uint64_t>(std::ceil(std::log2(std::max(1u, s.nodes))))));
+  if (per_channel_block / chunk > pieces) chunk = (per_channel_block / pieces + 4095) / 4096 * 4096;
+  if (chunk != plan.chunk_bytes) {
+    spec.chunk_bytes = chunk;
+    plan = coll::make_plan(spec);
+  }
+  goal::Schedule schedule = coll::generate(plan);
+  while (schedule.num_ops() > r.max_ops && plan.chunk_bytes < per_channel_block) {
+    spec.chunk_bytes = plan.chunk_bytes * 2;
+    plan = coll::make_plan(spec);
+    schedule = coll::generate(plan);
+  }
+  const std::uint32_t mtu = mtu_for(plan.chunk_bytes);
+  return {std::move(plan), std::move(schedule), mtu};
+}
+
+// The largest size simulated packet by packet: every rank puts about factor * size bytes on
+// its link (NVLS twice that, up and down), in packets of up to 32 KiB; above
+// request.max_packets packets in all, sizes are extrapolated (see validate_run).
+std::uint64_t largest_simulated_size(const ValidationSetup& s, const ValidationRequest& r) {
+  const double factor = std::max(1.0, validation::busbw_factor(s.collective, s.ranks)) * (nvls_possible(s) ? 2.0 : 1.0);
+  const double cap = static_cast<double>(r.max_packets) * 32768.0 / (s.ranks * factor);
+  std::uint64_t size = 1ull << 20;
+  while (static_cast<double>(size) * 2 <= cap) size *= 2;
+  return size;
+}
+
+}  // namespace
+
+ValidationSetup resolve_setup(const validation::TestRun& run, const ValidationRequest& request) {
+  const validation::RunFacts facts = validation::infer_run_facts(run);
+  ValidationSetup s;
+  if (!facts.collective)
+    throw CLI::ValidationError("LOG", "the log does not say which collective it measured (no program name, and the "
+                                      "columns do not tell)");
+  s.collective = *facts.collective;
+  s.collective_source = facts.collective_source;
+  s.ranks = request.ranks != 0 ? request.ranks : facts.ranks;
+  s.ranks_source = request.ranks != 0 ? "--ranks" : facts.ranks_source;
+  if (s.ranks == 0 && request.ranks_if_unknown != 0) {
+    s.ranks = request.ranks_if_unknown;
+    s.ranks_source = "--ranks (the log does not tell)";
+  }
+  if (s.ranks < 2) throw CLI::ValidationError("--ranks", "the log does not tell how many ranks ran; give --ranks N");
+
+  if (!request.system.empty()) {
+    const auto p = validation::find_system_preset(request.system);
+    if (!p) {
+      std::string names;
+      for (const auto& q : validation::system_presets()) names += (names.empty() ? "" : ", ") + q.name;
+      throw CLI::ValidationError("--system", "unknown system preset '" + request.system + "' (there are: " + names + ")");
+    }
+    s.preset = *p;
+    s.preset_source = "--system";
+  } else {
+    std::string why;
+    const auto p = validation::infer_system_preset(facts.gpu, facts.gpus_per_node, &why);
+    if (!p)
+      throw CLI::ValidationError("--system", facts.gpu.empty()
+                                                 ? "the log has no device lines to infer the system from; give --system"
+                                                 : "no preset for GPU '" + facts.gpu + "'; give --system");
+    s.preset = *p;
+    s.preset_source = "inferred: " + why;
+  }
+  s.gpus_per_node = request.gpus_per_node != 0 ? request.gpus_per_node
+                    : facts.gpus_per_node != 0 ? facts.gpus_per_node
+                                               : std::min(s.preset.gpus_per_node, s.ranks);
+  // NVL72 racks are one NVLink domain of many 4-GPU trays: the domain is the node.
+  if (request.gpus_per_node == 0 && s.preset.gpus_per_node > s.gpus_per_node && s.preset.name.find("nvl72") != std::string::npos)
+    s.gpus_per_node = std::min(s.preset.gpus_per_node, s.ranks);
+  if (s.gpus_per_node > s.preset.gpus_per_node)
+    throw CLI::ValidationError("--gpus-per-node", std::to_string(s.gpus_per_node) + " GPUs per node, but preset " +
+                                                      s.preset.name + " has " + std::to_string(s.preset.gpus_per_node));
+  s.nodes = (s.ranks + s.gpus_per_node - 1) / s.gpus_per_node;
+  if (request.channels != 0) {
+    s.channels = request.channels;
+    s.channels_source = "--channels";
+  } else if (run.info.coll_channels && *run.info.coll_channels > 0) {
+    s.channels = static_cast<std::uint32_t>(*run.info.coll_channels);
+    s.channels_source = "the log's NCCL INFO";
+  } else {
+    s.channels = s.preset.channels;
+    s.channels_source = "preset";
+  }
+  s.channels = std::min<std::uint32_t>(s.channels, 64);
+  const bool has_out = std::any_of(run.rows.begin(), run.rows.end(), [](const auto& r) { return r.out_of_place.has_value(); });
+  s.in_place = request.column == "in-place" || (request.column == "auto" && !has_out);
+  return s;
+}
+
+RunValidation validate_run(const validation::TestRun& log_run, std::size_t run_index, const ValidationSetup& setup,
+                           const ValidationRequest& request, const SimulationCliOptions& base, ParallelContext& parallel) {
+  validation::TestRun run = log_run;
+  validation::derive_summary_times(run, setup.collective, setup.ranks);
+  RunValidation out;
+  out.run_index = run_index;
+  out.setup = setup;
+  out.findings = validation::check_consistency(run, setup.collective, setup.ranks);
+  validation::LinkScaling scaling{request.parameters.gpu_link_efficiency, request.parameters.nic_efficiency};
+  scaling.nvls_engine = nvls_possible(setup);
+  scaling.net_latency_ns = request.parameters.net_latency_us * 1000;
+  scaling.nvls = request.parameters.nvls_efficiency > 0 ? request.parameters.nvls_efficiency
+                 : setup.preset.arch == coll::GpuArch::Blackwell ? 0.74
+                                                                 : 0.85;
+  const topo::Topology topology =
+      validation::make_system_topology(setup.preset, setup.nodes, setup.gpus_per_node, scaling);
+  const auto t0 = std::chrono::steady_clock::now();
+  if (request.max_sizes > 0 && run.rows.size() > request.max_sizes) {
+    // Evenly spread, first and last included.
+    std::vector<validation::ResultRow> kept;
+    const std::size_t n = run.rows.size(), k = std::max<std::uint32_t>(2, request.max_sizes);
+    for (std::size_t i = 0; i < k; ++i) kept.push_back(run.rows[i * (n - 1) / (k - 1)]);
+    run.rows = std::move(kept);
+  }
+  struct Simulated {
+    double us = 0;
+    std::uint64_t events = 0;
+    double wall_s = 0;
+    std::string description;
+  };
+  std::map<std::pair<std::uint64_t, std::string>, std::optional<Simulated>> cache;
+  auto simulate_at = [&](std::uint64_t bytes, const Choice& choice) -> std::optional<Simulated> {
+    const auto key = std::make_pair(bytes, choice.key());
+    if (auto it = cache.find(key); it != cache.end()) return it->second;
+    const Lowered lowered = lower(setup, request, bytes, choice);
+    SimulationCliOptions o = base;
+    o.network = "packet";
+    o.fabric.set.push_back("mtu_bytes=" + std::to_string(lowered.mtu));
+    // The header keeps its 64/4096 share of a packet whatever the MTU.
+    o.fabric.set.push_back("header_bytes=" + std::to_string(lowered.mtu / 64));
+    if (o.fabric.routing.empty()) o.fabric.routing = "spray";
+    // NCCL's buffers are posted ahead: every message is eager.
+    o.host_set.push_back("S=" + std::to_string(std::uint64_t{1} << 40));
+    const auto ts = std::chrono::steady_clock::now();
+    const std::optional<exec::FabricRun> sim = simulate_schedule(o, topology, lowered.schedule, parallel);
+    std::optional<Simulated> result;
+    if (sim) {
+      if (!sim->result.complete)
+        throw std::runtime_error("the simulation of " + std::to_string(bytes) + " B did not complete (" +
+                                 std::to_string(sim->result.ops_completed) + " of " +
+                                 std::to_string(sim->result.ops_total) + " ops)");
+      result = Simulated{static_cast<double>(sim->result.makespan_ps) / 1e6, sim->stats.events,
+                         std::chrono::duration<double>(std::chrono::steady_clock::now() - ts).count(),
+                         describe(lowered.plan)};
+    }
+    cache[key] = result;
+    return result;
+  };
+  const std::uint64_t cap = largest_simulated_size(setup, request);
+  for (const validation::ResultRow& row : run.rows) {
+    const auto& m = setup.in_place ? row.in_place : row.out_of_place;
+    const std::string size = std::to_string(row.size) + " B";
+    if (!m) {
+      out.skipped.push_back(size + ": no " + std::string(setup.in_place ? "in-place" : "out-of-place") + " value");
+      continue;
+    }
+    if (row.size == 0 || m->time_us <= 0) {
+      out.skipped.push_back(size + ": no bandwidth to compare");
+      continue;
+    }
+    if (row.size < request.min_bytes || row.size > request.max_bytes) continue;
+    const Choice choice = choose(setup, request, row.size);
+    SizeComparison c;
+    if (row.size <= cap) {
+      const std::optional<Simulated> sim = simulate_at(row.size, choice);
+      if (!sim) continue;
+      c.simulated_us = sim->us;
+      c.algorithm = sim->description;
+      c.wall_s = sim->wall_s;
+      c.events = sim->events;
+    } else {
+      // Too many packets: the same algorithm at cap/2 and cap, and the line through them
+      // (sizes this large are bandwidth-bound, where time is linear in size).
+      const std::optional<Simulated> a = simulate_at(cap / 2, choice), b = simulate_at(cap, choice);
+      if (!a || !b) continue;
+      c.simulated_us = b->us + static_cast<double>(row.size - cap) * (b->us - a->us) / static_cast<double>(cap / 2);
+      c.algorithm = b->description + ", extrapolated from " + format_byte_size(cap / 2) + " and " + format_byte_size(cap);
+    }
+    c.bytes = row.size;
+    c.measured_us = m->time_us;
+    c.measured_busbw = m->derived ? m->busbw : validation::busbw_gbps(setup.collective, setup.ranks, row.size, m->time_us);
+    c.simulated_busbw = validation::busbw_gbps(setup.collective, setup.ranks, row.size, c.simulated_us);
+    c.error = validation::busbw_error(c.measured_us, c.simulated_us);
+    out.sizes.push_back(std::move(c));
+  }
+  out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  out.summary = validation::summarize(out.sizes);
+  out.preset_check = validation::check_against_preset(out.sizes);
+  return out;
+}
+
+}  // namespace collsim::cli

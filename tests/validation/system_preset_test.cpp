@@ -1,0 +1,128 @@
+// Presets, the topologies they make, their inference from device lines, and the emulated NVLS
+// allreduce.
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "collsim/goal/schedule.hpp"
+#include "collsim/validation/nvls_allreduce.hpp"
+#include "collsim/validation/system_preset.hpp"
+
+namespace collsim::validation {
+namespace {
+
+TEST(SystemPreset, TheIssuesSystemsExist) {
+  for (const char* name : {"dgx-a100", "a100-efa", "dgx-h100", "h100-efa", "pcie-8gpu", "gb200-nvl72", "gb300-nvl72"})
+    EXPECT_TRUE(find_system_preset(name)) << name;
+  EXPECT_FALSE(find_system_preset("dgx-z100"));
+  std::set<std::string> names;
+  for (const SystemPreset& p : system_presets()) EXPECT_TRUE(names.insert(p.name).second) << p.name;
+}
+
+TEST(SystemPreset, PublishedNumbers) {
+  // reference/nccl.md section 5: NVLink3 300 GB/s and NVLink4 450 GB/s per direction; p4de
+  // 4x100G, p5 32x100G; only Hopper-and-later NVSwitch systems have NVLS.
+  const SystemPreset a100 = *find_system_preset("dgx-a100"), h100 = *find_system_preset("dgx-h100");
+  EXPECT_EQ(a100.gpu_link_gbytes, 300);
+  EXPECT_EQ(a100.nics_per_node, 8u);
+  EXPECT_EQ(a100.nic_gbits, 200);
+  EXPECT_FALSE(a100.nvls);
+  EXPECT_EQ(h100.gpu_link_gbytes, 450);
+  EXPECT_EQ(h100.nic_gbits, 400);
+  EXPECT_TRUE(h100.nvls);
+  EXPECT_EQ(find_system_preset("a100-efa")->nics_per_node * find_system_preset("a100-efa")->nic_gbits, 400);
+  EXPECT_EQ(find_system_preset("h100-efa")->nics_per_node * find_system_preset("h100-efa")->nic_gbits, 3200);
+  EXPECT_EQ(find_system_preset("pcie-8gpu")->intra, IntraNode::Pcie);
+  EXPECT_EQ(find_system_preset("gb200-nvl72")->gpus_per_node, 72u);
+}
+
+TEST(SystemTopology, TwoDgxH100Nodes) {
+  const topo::Topology t = make_system_topology(*find_system_preset("dgx-h100"), 2);
+  // 16 GPUs; 2 NVSwitches and 8 rails; 16 NVLinks and 2 x 8 NIC links.
+  EXPECT_EQ(t.num_hosts(), 16u);
+  EXPECT_EQ(t.num_switches(), 10u);
+  ASSERT_EQ(t.links().size(), 32u);
+  EXPECT_EQ(t.node(t.host(9)).server, 1u);
+  EXPECT_EQ(t.node(t.host(9)).name, "n1g1");
+  // 450 GB/s = 3600 Gb/s per GPU; 400 Gb/s per NIC link.
+  EXPECT_EQ(t.link(0).bandwidth.bps(), 3'600'000'000'000);
+  EXPECT_EQ(t.link(0).medium, topo::LinkMedium::NvLink);
+  EXPECT_EQ(t.link(16).bandwidth.bps(), 400'000'000'000);
+  EXPECT_EQ(t.node(*t.find("nvs0")).kind, topo::NodeKind::NvSwitch);
+}
+
+TEST(SystemTopology, OneNodeHasNoNetworkAndScalingApplies) {
+  const topo::Topology t = make_system_topology(*find_system_preset("dgx-a100"), 1, 4, {0.5, 1.0});
+  EXPECT_EQ(t.num_hosts(), 4u);
+  EXPECT_EQ(t.num_switches(), 1u);
+  // 300 GB/s * 8 * 0.5 = 1200 Gb/s.
+  EXPECT_EQ(t.link(0).bandwidth.bps(), 1'200'000'000'000);
+  EXPECT_THROW(make_system_topology(*find_system_preset("dgx-a100"), 0), std::invalid_argument);
+  LinkScaling slow;
+  slow.net_latency_ns = 3000;
+  // A crossing is two NIC links: each gets the preset's 500 ns plus half of 3000 ns.
+  const topo::Topology two = make_system_topology(*find_system_preset("dgx-a100"), 2, 8, slow);
+  EXPECT_EQ(two.links().back().latency, pdes::SimTime::ns(2000));
+  EXPECT_THROW(make_system_topology(*find_system_preset("dgx-a100"), 1, 9), std::invalid_argument);
+}
+
+TEST(SystemTopology, NvlsEngineHost) {
+  LinkScaling s;
+  s.nvls_engine = true;
+  s.nvls = 0.5;
+  const topo::Topology t = make_system_topology(*find_system_preset("dgx-h100"), 1, 8, s);
+  ASSERT_EQ(t.num_hosts(), 9u);
+  EXPECT_EQ(t.node(t.host(8)).name, "nvls0");
+  // The engine's link: 8 GPUs * 3600 Gb/s * 0.5.
+  EXPECT_EQ(t.link(t.ports(t.host(8)).at(0).link).bandwidth.bps(), 14'400'000'000'000);
+  // Presets without NVLS get no engine.
+  EXPECT_EQ(make_system_topology(*find_system_preset("dgx-a100"), 1, 8, s).num_hosts(), 8u);
+}
+
+TEST(SystemPreset, InferenceFromDeviceLines) {
+  EXPECT_EQ(infer_system_preset("NVIDIA H100 80GB HBM3", 8)->name, "dgx-h100");
+  EXPECT_EQ(infer_system_preset("NVIDIA H100", 4)->name, "h100-4gpu-ib");
+  EXPECT_EQ(infer_system_preset("NVIDIA A100-SXM4-80GB", 8)->name, "dgx-a100");
+  EXPECT_EQ(infer_system_preset("NVIDIA GB300", 4)->name, "gb300-4gpu-rdma");
+  EXPECT_EQ(infer_system_preset("NVIDIA GB200", 4)->name, "gb200-nvl72");
+  EXPECT_EQ(infer_system_preset("NVIDIA GB10", 1)->name, "dgx-spark");
+  EXPECT_EQ(infer_system_preset("NVIDIA RTX 6000D", 8)->name, "pcie-8gpu");
+  std::string why;
+  EXPECT_FALSE(infer_system_preset("NVIDIA Graphics Device", 4, &why));
+}
+
+TEST(SystemPreset, TuningSystem) {
+  const SystemPreset h = *find_system_preset("dgx-h100");
+  const coll::SystemModel one = tuning_system(h, 1), two = tuning_system(h, 2);
+  // 450 GB/s over 24 channels; across nodes 8 x 50 GB/s over 24 channels.
+  EXPECT_DOUBLE_EQ(one.intra_gbytes_per_s, 450.0 / 24);
+  EXPECT_DOUBLE_EQ(two.inter_gbytes_per_s, 400.0 / 24);
+  EXPECT_EQ(one.arch, coll::GpuArch::Hopper);
+}
+
+TEST(NvlsAllreduce, ScheduleShape) {
+  NvlsAllreduce a;
+  a.gpus = 4;
+  a.bytes = 10;
+  a.channels = 2;
+  a.chunk_bytes = 3;
+  const goal::Schedule s = make_nvls_allreduce(a);
+  ASSERT_EQ(s.num_ranks(), 5u);
+  // Channel 0 carries bytes 0..4 (chunks 3+2), channel 1 bytes 5..9 (3+2): 4 chunks. A GPU has
+  // per channel one launch calc and a send and a receive per chunk: 2 + 2*4 = 10 ops; the
+  // engine receives from and sends to 4 GPUs per chunk: 4 * 8 = 32 ops.
+  EXPECT_EQ(s.rank(0).num_ops(), 10u);
+  EXPECT_EQ(s.rank(4).num_ops(), 32u);
+  EXPECT_THROW(make_nvls_allreduce({1, 10, 1, 1, 1, 0}), std::invalid_argument);
+}
+
+TEST(NvlsAllreduce, ModelTime) {
+  // Hopper: bus bw = 24 ch * 450/24 * 0.85 * 23/24 * 2 = 733.125 GB/s; algbw = bus * 8/14.
+  const double alg = 24 * (450.0 / 24) * 0.85 * 23.0 / 24 * 2 * 8 / 14;
+  EXPECT_NEAR(nvls_model_time_us(*find_system_preset("dgx-h100"), 8, 24, 1'000'000'000),
+              25.0 + 1e9 / (1000 * alg), 1e-9);
+}
+
+}  // namespace
+}  // namespace collsim::validation

@@ -1,0 +1,112 @@
+"""`collsim validate` and `collsim calibrate` end to end on small shared logs."""
+
+import json
+import os
+import subprocess
+import tempfile
+import unittest
+
+COLLSIM = os.environ["COLLSIM"]
+ROOT = os.environ["COLLSIM_SOURCE_DIR"]
+LOGS = os.path.join(ROOT, "validation", "logs")
+
+
+def log(number):
+    return os.path.join(LOGS, next(n for n in sorted(os.listdir(LOGS)) if n.startswith(number + "_")))
+
+
+def collsim(*args):
+    return subprocess.run([COLLSIM, *args], capture_output=True, text=True, timeout=900)
+
+
+class Validate(unittest.TestCase):
+    def test_json_of_a_two_gpu_log(self):
+        r = collsim("validate", log("12"), "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        j = json.loads(r.stdout)
+        for key in ("sizes", "median_abs_error_large", "median_abs_error_small", "runs"):
+            self.assertIn(key, j)
+        self.assertEqual([s["bytes"] for s in j["sizes"]], [134217728, 268435456, 536870912])
+        run = j["runs"][0]
+        self.assertEqual(run["system"], "dgx-a100")  # inferred from "NVIDIA A100-SXM4-80GB"
+        self.assertEqual(run["ranks"], 2)
+        self.assertEqual(run["channels"], 24)  # from the log's NCCL INFO line
+        self.assertEqual(run["findings"], [])
+        self.assertIsNone(j["median_abs_error_small"])  # no size below 1 MiB
+        for s in j["sizes"]:
+            for key in ("bytes", "measured_us", "simulated_us", "measured_busbw", "simulated_busbw", "error"):
+                self.assertIn(key, s)
+            # 2 ranks: busbw = algbw. The link is 300 GB/s, of which 64/65 carries data (the
+            # header is 1/64 of a packet): busbw can be at most 295.4 GB/s, and a ring of
+            # 24 channels keeps it above 80% of that.
+            self.assertLess(s["simulated_busbw"], 300 * 64 / 65)
+            self.assertGreater(s["simulated_busbw"], 0.8 * 300 * 64 / 65)
+            self.assertAlmostEqual(s["error"], s["measured_us"] / s["simulated_us"] - 1, places=9)
+            self.assertAlmostEqual(s["measured_busbw"], s["bytes"] / s["measured_us"] / 1e3, places=6)
+
+    def test_human_output_and_plot(self):
+        with tempfile.TemporaryDirectory() as d:
+            png = os.path.join(d, "v.png")
+            r = collsim("validate", log("12"), "--plot", png)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("system      dgx-a100 (inferred: A100", r.stdout)
+            self.assertIn("log check   every value agrees with nccl-tests' formulas", r.stdout)
+            self.assertIn("summary     >= 1 MiB: median |error|", r.stdout)
+            with open(png, "rb") as f:
+                self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+
+    def test_misconfigured_run_is_flagged(self):
+        r = collsim("validate", log("11"), "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        runs = json.loads(r.stdout)["runs"]
+        self.assertEqual([x["system"] for x in runs], ["dgx-spark", "dgx-spark"])
+        self.assertTrue(runs[0]["consistent_with_preset"], runs[0]["preset_reason"])
+        self.assertFalse(runs[1]["consistent_with_preset"])
+        self.assertIn("misconfigured", runs[1]["preset_reason"])
+
+    def test_errors(self):
+        r = collsim("validate", log("12"), "--system", "dgx-z100")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("unknown system preset 'dgx-z100' (there are: dgx-a100,", r.stderr)
+        r = collsim("validate", log("03"))  # no device lines
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("give --system", r.stderr)
+        with tempfile.TemporaryDirectory() as d:
+            bad = os.path.join(d, "bad.log")
+            with open(bad, "w") as f:
+                f.write("#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n"
+                        "  1024  256  float  sum  -1  16.89  0.06  0.09  0  16.65  0.06  0.09  0\n"
+                        "  2048  512  float  sum  -1  16.86  0.12\n")
+            r = collsim("validate", bad, "--system", "dgx-h100")
+            self.assertEqual(r.returncode, 1)
+            self.assertIn(bad + ":3:1: expected a result row", r.stderr)
+
+    def test_list_systems(self):
+        r = collsim("validate", "--list-systems")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        for name in ("dgx-a100", "a100-efa", "dgx-h100", "h100-efa", "pcie-8gpu", "gb200-nvl72", "gb300-nvl72"):
+            self.assertIn(name, r.stdout)
+
+
+class Calibrate(unittest.TestCase):
+    def test_fit_on_one_log_and_validate_another(self):
+        with tempfile.TemporaryDirectory() as d:
+            cal = os.path.join(d, "cal.yaml")
+            r = collsim("calibrate", log("22"), "--system", "h100-4gpu-ib", "-o", cal, "--iterations", "2")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("pass 2:", r.stdout)
+            with open(cal) as f:
+                text = f.read()
+            self.assertIn("system: h100-4gpu-ib", text)
+            self.assertIn("gpu_link_efficiency:", text)
+            before = json.loads(collsim("validate", log("22"), "--json").stdout)
+            after = json.loads(collsim("validate", log("22"), "--json", "--calibration", cal).stdout)
+            # Fitted on this log, the fit must be at least as good as the uncalibrated model.
+            self.assertLessEqual(after["median_abs_error_large"], before["median_abs_error_large"])
+            r = collsim("validate", log("23"), "--json", "--calibration", cal)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(json.loads(r.stdout)["runs"][0]["system"], "h100-4gpu-ib")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,175 @@
+#!/usr/bin/python3
+"""Regenerates validation/REPORT.md and validation/plots/*.png: calibrates the presets that
+have training logs, then validates every log in validation/logs against its preset.
+
+Usage: python3 validation/make_report.py [--collsim PATH] [--only NN,NN]
+
+Which log is training and which validation, and which preset and options each log gets, is
+the table LOGS below (facts from validation/logs/INDEX.md). Takes some minutes.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+# preset -> training logs (calibrate) and calibrate options; the rest of that preset's logs
+# are validation. Single-node logs fit the link efficiencies and launch latency, multi-node
+# ones the NIC efficiency and network latency.
+TRAINING = {
+    "dgx-h100": (["17"], []),
+    "h100-4gpu-ib": (["22", "25"], []),
+    "dgx-a100": (["12", "16"], ["--ranks", "256"]),
+}
+
+# log -> (preset, calibration preset or None, extra validate options, note)
+LOGS = {
+    "03": ("a100-efa", "dgx-a100", [], "AWS p4de (EFA); calibrated on DGX A100 logs (IB latency, no bandwidth-bound multi-node sizes)."),
+    "04": ("h100-efa", "dgx-h100", [], "AWS p5, 32x100G EFA; NVLS only inside a node, NVLSTree across nodes is not modelled."),
+    "05": ("pcie-8gpu", None, [], "PCIe-only RTX 6000D; NIC speed not stated in the log (400G assumed). Uncalibrated."),
+    "06": ("gb300-4gpu-rdma", None, [], "GB300 trays in separate NVLink domains; 800G NICs assumed. Uncalibrated."),
+    "09": ("dgx-a100", "dgx-a100", [], "Summary table (in-place busbw only): times derived from busbw."),
+    "10": ("dgx-a100", "dgx-a100", [], "sendrecv, one process with -g 8."),
+    "11": ("dgx-spark", None, [], "Run B (FEC off) must be flagged as inconsistent with the preset."),
+    "12": ("dgx-a100", "dgx-a100", [], "2 GPUs of an A100 box."),
+    "14": ("gb200-nvl72", None, ["--max-packets", "1000000", "--channels", "4"], "1440 ranks, 20 NVL72 racks; NVLS/NVLSTree across racks not modelled."),
+    "16": ("dgx-a100", "dgx-a100", ["--ranks", "256"], "Old format, 0..128 B only; 256 ranks per INDEX.md (the log does not say)."),
+    "17": ("dgx-h100", "dgx-h100", [], "Five tests on one HGX H100 node."),
+    "19": ("dgx-h100", "dgx-h100", [], "10 nodes; NIC efficiency not calibrated (training log 17 is single-node)."),
+    "22": ("h100-4gpu-ib", "h100-4gpu-ib", [], "4x H100 NVLink mesh (Snellius)."),
+    "23": ("h100-4gpu-ib", "h100-4gpu-ib", [], "Same node as 22."),
+    "24": ("h100-4gpu-ib", "h100-4gpu-ib", [], "Same node as 22."),
+    "25": ("h100-4gpu-ib", "h100-4gpu-ib", [], "2 nodes x 4, 4x HDR; the 2 MiB row was cut by INFO lines and is rejoined."),
+    "28": ("dgx-h100", "dgx-h100", ["--algo", "ring"], "NCCL_ALGO=RING, NVLS off: simulated with --algo ring."),
+    "31": ("dgx-a100", "dgx-a100", [], "CoreWeave 2022, a poorly performing run per INDEX.md."),
+    "33": ("dgx-h100", "dgx-h100", [], "NCCL_ALGO=COLLNETCHAIN (SHARP in-network reduction), not modelled."),
+    "34": ("gb200-nvl72", None, [], "128 ranks over 2 NVL72 racks (inferred); NVLS across racks not modelled."),
+    "36": ("dgx-h100", "dgx-h100", [], "Unknown, much slower inter-node fabric (INDEX.md)."),
+}
+
+TARGET_LARGE, TARGET_SMALL = 0.10, 0.25
+
+
+def log_file(number):
+    for name in sorted(os.listdir(os.path.join(HERE, "logs"))):
+        if name.startswith(number + "_"):
+            return os.path.join("validation", "logs", name)
+    raise SystemExit(f"no log {number} in validation/logs")
+
+
+def run(cmd):
+    t0 = time.time()
+    r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed:\n{r.stderr}")
+    return r.stdout, time.time() - t0
+
+
+def pct(v):
+    return "–" if v is None else f"{100 * v:.1f}%"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--collsim", default=None)
+    ap.add_argument("--only", default="")
+    args = ap.parse_args()
+    collsim = args.collsim
+    if collsim is None:
+        for c in ("build/release/collsim", "build/rel/collsim"):
+            if os.path.exists(os.path.join(ROOT, c)):
+                collsim = c
+                break
+    if collsim is None:
+        raise SystemExit("no collsim binary; give --collsim PATH")
+    only = set(args.only.split(",")) - {""}
+    os.makedirs(os.path.join(HERE, "plots"), exist_ok=True)
+    os.makedirs(os.path.join(HERE, "calibration"), exist_ok=True)
+
+    calibrations = {}
+    for preset, (logs, options) in TRAINING.items():
+        out = os.path.join("validation", "calibration", preset + ".yaml")
+        text, wall = run([collsim, "calibrate", *[log_file(n) for n in logs], "--system", preset, "-o", out, *options])
+        calibrations[preset] = (out, text.strip().splitlines(), wall)
+        print(f"calibrated {preset} on {logs} in {wall:.1f} s", file=sys.stderr)
+
+    results = {}
+    for number, (preset, cal, extra, note) in sorted(LOGS.items()):
+        if only and number not in only:
+            continue
+        cmd = [collsim, "validate", log_file(number), "--system", preset, "--json",
+               "--plot", os.path.join("validation", "plots", number + ".png"), *extra]
+        if cal:
+            cmd += ["--calibration", calibrations[cal][0]]
+        text, wall = run(cmd)
+        results[number] = (json.loads(text), wall, cmd)
+        print(f"validated {number} in {wall:.1f} s", file=sys.stderr)
+
+    write_report(results, calibrations)
+
+
+def role(number, preset):
+    return "training" if number in TRAINING.get(preset, ([], []))[0] else "validation"
+
+
+def write_report(results, calibrations):
+    lines = ["# Validation against nccl-tests logs", "",
+             "Regenerated by `python3 validation/make_report.py` (calibrates, then runs `collsim validate` on every "
+             "log of `validation/logs`; INDEX.md there describes the logs). Error = simulated busbw / measured busbw "
+             "- 1 (busbw by nccl-tests' formula on each time). Targets: median |error| <= 10% for sizes >= 1 MiB and "
+             "<= 25% below, on validation logs (not used for calibration).", "",
+             "## Calibrations", ""]
+    for preset, (path, text, wall) in calibrations.items():
+        lines.append(f"- **{preset}** on logs {', '.join(TRAINING[preset][0])} ({wall:.1f} s): `{path}`; last pass: "
+                     f"`{text[-2] if len(text) >= 2 else ''}`")
+    lines += ["", "## Summary", "",
+              "| log | role | preset | calibration | runs | >= 1 MiB median / max | < 1 MiB median / max | targets | "
+              "consistent with preset | log check | wall |",
+              "|---|---|---|---|---|---|---|---|---|---|---|"]
+    met = []
+    for number, (j, wall, _) in results.items():
+        preset, cal, _, _ = LOGS[number]
+        r = role(number, preset)
+        ml, ms = j["median_abs_error_large"], j["median_abs_error_small"]
+        consistent = all(x["consistent_with_preset"] for x in j["runs"])
+        findings = sum(len(x["findings"]) for x in j["runs"])
+        ok_large = ml is None or ml <= TARGET_LARGE
+        ok_small = ms is None or ms <= TARGET_SMALL
+        verdict = "met" if ok_large and ok_small else "missed"
+        if r == "validation" and consistent:
+            met.append((number, ok_large and ok_small))
+        lines.append(f"| [{number}](#log-{number}) | {r} | {preset} | {cal or 'none'} | {len(j['runs'])} | "
+                     f"{pct(ml)} / {pct(j['max_abs_error_large'])} | {pct(ms)} / {pct(j['max_abs_error_small'])} | "
+                     f"{verdict} | {'yes' if consistent else '**no**'} | "
+                     f"{'ok' if findings == 0 else str(findings) + ' finding(s)'} | {wall:.1f} s |")
+    n_ok = sum(1 for _, ok in met if ok)
+    lines += ["", f"Validation logs consistent with their preset that meet both targets: {n_ok} of {len(met)} "
+              f"({', '.join(n for n, ok in met if ok) or 'none'}).", ""]
+    for number, (j, wall, cmd) in results.items():
+        preset, cal, _, note = LOGS[number]
+        lines += [f"## Log {number}", "", f"`{j['log']}` — {note}", "",
+                  f"Command: `{' '.join(cmd)}` ({wall:.1f} s)", ""]
+        for x in j["runs"]:
+            lines.append(f"- run {x['run']}: {x['collective']} ({x['collective_source']}), {x['ranks']} ranks "
+                         f"({x['ranks_source']}) on {x['nodes']} x {x['gpus_per_node']}, {x['channels']} channels; "
+                         f">= 1 MiB median {pct(x['median_abs_error_large'])} max {pct(x['max_abs_error_large'])}; "
+                         f"< 1 MiB median {pct(x['median_abs_error_small'])} max {pct(x['max_abs_error_small'])}; "
+                         f"simulated in {x['wall_s']:.1f} s" +
+                         ("" if x["consistent_with_preset"] else f"; **inconsistent with the preset**: {x['preset_reason']}"))
+            for f in x["findings"]:
+                lines.append(f"  - log check, line {f['line']}: {f['message']}")
+            algos = sorted({s["algorithm"] for s in x["sizes"]})
+            if algos:
+                lines.append(f"  - simulated as: {', '.join(algos)}")
+        lines += ["", f"![log {number}](plots/{number}.png)", ""]
+    with open(os.path.join(HERE, "REPORT.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()

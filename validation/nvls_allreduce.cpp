@@ -1,0 +1,68 @@
+#include "collsim/validation/nvls_allreduce.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "collsim/goal/schedule_builder.hpp"
+
+namespace collsim::validation {
+
+goal::Schedule make_nvls_allreduce(const NvlsAllreduce& a) {
+  if (a.gpus < 2) throw std::invalid_argument("NVLS allreduce needs at least 2 GPUs");
+  if (a.channels == 0 || a.channels > 255) throw std::invalid_argument("NVLS allreduce needs 1..255 channels");
+  if (a.chunk_bytes == 0 || a.in_flight == 0) throw std::invalid_argument("NVLS allreduce needs a chunk and a window");
+  const std::uint32_t engine = a.gpus;
+  // Channel c carries bytes [c*S/C, (c+1)*S/C), cut into chunks.
+  std::vector<std::vector<std::uint64_t>> chunks(a.channels);
+  for (std::uint32_t c = 0; c < a.channels; ++c) {
+    const std::uint64_t lo = a.bytes * c / a.channels, hi = a.bytes * (c + 1) / a.channels;
+    for (std::uint64_t at = lo; at < hi; at += a.chunk_bytes) chunks[c].push_back(std::min(a.chunk_bytes, hi - at));
+  }
+  goal::ScheduleBuilder b(a.gpus + 1);
+  for (std::uint32_t r = 0; r < a.gpus; ++r) {
+    b.begin_rank(r);
+    for (std::uint32_t c = 0; c < a.channels; ++c) {
+      const auto cpu = static_cast<std::uint8_t>(c);
+      const goal::LocalOp launch = b.add(goal::Op::calc(static_cast<std::uint64_t>(std::max<std::int64_t>(0, a.launch_ns)), cpu));
+      std::vector<goal::LocalOp> recvs;
+      goal::LocalOp previous = launch;
+      for (std::size_t k = 0; k < chunks[c].size(); ++k) {
+        // A channel streams its chunks in order (concurrent sends would share the link and all
+        // finish late together).
+        const goal::LocalOp send = b.add(goal::Op::send(chunks[c][k], engine, c, cpu));
+        b.add_requires(send, previous);
+        previous = send;
+        // The chunk's buffer slot is free again once the sum of chunk k - in_flight is back.
+        if (k >= a.in_flight) b.add_requires(send, recvs[k - a.in_flight]);
+        recvs.push_back(b.add(goal::Op::recv(chunks[c][k], engine, c, cpu)));
+      }
+    }
+    b.end_rank();
+  }
+  b.begin_rank(engine);
+  for (std::uint32_t c = 0; c < a.channels; ++c) {
+    const auto cpu = static_cast<std::uint8_t>(c);
+    for (std::size_t k = 0; k < chunks[c].size(); ++k) {
+      std::vector<goal::LocalOp> in;
+      for (std::uint32_t r = 0; r < a.gpus; ++r) in.push_back(b.add(goal::Op::recv(chunks[c][k], r, c, cpu)));
+      for (std::uint32_t r = 0; r < a.gpus; ++r) {
+        const goal::LocalOp out = b.add(goal::Op::send(chunks[c][k], r, c, cpu));
+        for (goal::LocalOp i : in) b.add_requires(out, i);
+      }
+    }
+  }
+  b.end_rank();
+  return b.finish();
+}
+
+double nvls_model_time_us(const SystemPreset& p, std::uint32_t gpus, std::uint32_t channels, std::uint64_t bytes) {
+  const double eff = p.arch == coll::GpuArch::Blackwell ? 0.74 : 0.85;
+  const double per_channel = p.gpu_link_gbytes / std::max<std::uint32_t>(1, p.channels);
+  const double ch = std::max<std::uint32_t>(1, channels);
+  const double bus = ch * per_channel * eff * (ch - 1) / ch * 2.0;
+  const double n = gpus;
+  const double alg = bus * n / (2.0 * (n - 1));
+  return 25.0 + static_cast<double>(bytes) / (1000.0 * alg);
+}
+
+}  // namespace collsim::validation

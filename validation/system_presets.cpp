@@ -1,0 +1,113 @@
+#include <algorithm>
+#include <cctype>
+#include <stdexcept>
+
+#include "collsim/validation/system_preset.hpp"
+
+namespace collsim::validation {
+namespace {
+
+SystemPreset preset(std::string name, std::string description, std::string gpu, coll::GpuArch arch,
+                    std::uint32_t gpus, IntraNode intra, double gpu_gbytes, double gpu_latency_ns, bool nvls,
+                    std::uint32_t nics, double nic_gbits, double nic_latency_ns, std::uint32_t channels) {
+  return {std::move(name), std::move(description), std::move(gpu), arch, gpus, intra, gpu_gbytes, gpu_latency_ns, nvls,
+          nics, nic_gbits, nic_latency_ns, channels};
+}
+
+// Numbers from reference/nccl.md section 5 (vendor line rates) unless said otherwise.
+std::vector<SystemPreset> build() {
+  using coll::GpuArch;
+  return {
+      preset("dgx-a100", "DGX/HGX A100: 8 GPUs, NVSwitch NVLink3 300 GB/s per GPU, 8x HDR 200G InfiniBand", "A100",
+             GpuArch::Ampere, 8, IntraNode::NvSwitch, 300, 100, false, 8, 200, 500, 24),
+      preset("a100-efa", "HGX A100 as AWS p4d/p4de: NVLink3 300 GB/s per GPU, 4x 100G EFA-like NICs", "A100",
+             GpuArch::Ampere, 8, IntraNode::NvSwitch, 300, 100, false, 4, 100, 1000, 24),
+      preset("dgx-h100", "DGX/HGX H100: 8 GPUs, NVSwitch NVLink4 450 GB/s per GPU, NVLS, 8x NDR 400G InfiniBand",
+             "H100", GpuArch::Hopper, 8, IntraNode::NvSwitch, 450, 120, true, 8, 400, 600, 24),
+      preset("h100-efa", "HGX H100 as AWS p5: NVLink4 450 GB/s per GPU, NVLS, 32x 100G EFA-like NICs", "H100",
+             GpuArch::Hopper, 8, IntraNode::NvSwitch, 450, 120, true, 32, 100, 1000, 24),
+      preset("h100-4gpu-ib",
+             "4x H100 SXM per node, direct NVLink4 mesh (no NVSwitch, no NVLS; 3 peers x 6 links), 4x HDR 200G "
+             "InfiniBand (SURF Snellius gcn nodes)",
+             "H100", GpuArch::Hopper, 4, IntraNode::NvLinkMesh, 450, 120, false, 4, 200, 600, 24),
+      preset("pcie-8gpu",
+             "8-GPU PCIe Gen5 server (no NVLink; ~55 GB/s per GPU and direction through PCIe switches), 8x 400G NICs",
+             "RTX", GpuArch::Blackwell, 8, IntraNode::Pcie, 55, 500, false, 8, 400, 600, 16),
+      preset("gb200-nvl72", "GB200 NVL72 rack as one NVLink domain: 72 GPUs, NVLink5 900 GB/s per GPU, NVLS, "
+             "one 400G NIC per GPU between racks", "GB200", GpuArch::Blackwell, 72, IntraNode::NvSwitch, 900, 150,
+             true, 72, 400, 600, 32),
+      preset("gb300-nvl72", "GB300 NVL72 rack as one NVLink domain: 72 GPUs, NVLink5 900 GB/s per GPU, NVLS, "
+             "one 800G NIC per GPU between racks", "GB300", GpuArch::Blackwell, 72, IntraNode::NvSwitch, 900, 150,
+             true, 72, 800, 600, 32),
+      preset("gb300-4gpu-rdma",
+             "GB300 trays of 4 GPUs in separate NVLink domains (GCP A4X Max): NVLink5 900 GB/s inside a tray, "
+             "4x 800G RDMA NICs between trays (NIC speed assumed: ConnectX-8)",
+             "GB300", GpuArch::Blackwell, 4, IntraNode::NvSwitch, 900, 150, false, 4, 800, 600, 16),
+      preset("dgx-spark", "DGX Spark (GB10): 1 GPU per node, one ConnectX-7 200G RoCE link between nodes", "GB10",
+             GpuArch::Blackwell, 1, IntraNode::Pcie, 100, 500, false, 1, 200, 600, 4),
+  };
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+}  // namespace
+
+std::string_view to_string(IntraNode k) {
+  switch (k) {
+    case IntraNode::NvSwitch: return "nvswitch";
+    case IntraNode::NvLinkMesh: return "nvlink-mesh";
+    case IntraNode::Pcie: return "pcie";
+  }
+  return "nvswitch";
+}
+
+const std::vector<SystemPreset>& system_presets() {
+  static const std::vector<SystemPreset> presets = build();
+  return presets;
+}
+
+std::optional<SystemPreset> find_system_preset(std::string_view name) {
+  for (const SystemPreset& p : system_presets())
+    if (p.name == name) return p;
+  return std::nullopt;
+}
+
+coll::SystemModel tuning_system(const SystemPreset& p, std::uint32_t nodes) {
+  coll::SystemModel s;
+  s.arch = p.arch;
+  const double channels = std::max<std::uint32_t>(1, p.channels);
+  s.intra_gbytes_per_s = p.gpu_link_gbytes / channels;
+  // Every channel crosses the network once per direction through one NIC of the node.
+  const double net = p.nics_per_node * p.nic_gbits / 8.0;
+  s.inter_gbytes_per_s = nodes > 1 ? std::min(s.intra_gbytes_per_s, net / channels) : s.intra_gbytes_per_s;
+  return s;
+}
+
+std::optional<SystemPreset> infer_system_preset(std::string_view gpu_name, std::uint32_t gpus_per_node,
+                                                std::string* why) {
+  const std::string g = lower(gpu_name);
+  auto pick = [&](const char* name, const std::string& reason) {
+    if (why) *why = reason;
+    return find_system_preset(name);
+  };
+  const std::string per = std::to_string(gpus_per_node) + " GPU(s) per node";
+  if (g.find("gb300") != std::string::npos)
+    return gpus_per_node <= 4 ? pick("gb300-4gpu-rdma", "GB300 with " + per + ": trays in separate NVLink domains")
+                              : pick("gb300-nvl72", "GB300 with " + per + ": one NVL72 domain");
+  if (g.find("gb200") != std::string::npos) return pick("gb200-nvl72", "GB200: NVL72 racks");
+  if (g.find("gb10") != std::string::npos) return pick("dgx-spark", "GB10: DGX Spark");
+  if (g.find("h100") != std::string::npos || g.find("h200") != std::string::npos || g.find("h800") != std::string::npos)
+    return gpus_per_node == 4 ? pick("h100-4gpu-ib", "H100 with 4 GPUs per node: NVLink mesh, no NVSwitch")
+                              : pick("dgx-h100", "H100 with " + per + ": DGX/HGX H100 (8x 400G assumed)");
+  if (g.find("a100") != std::string::npos || g.find("a800") != std::string::npos)
+    return pick("dgx-a100", "A100 with " + per + ": DGX/HGX A100 (8x HDR 200G assumed)");
+  if (g.find("rtx") != std::string::npos || g.find("l40") != std::string::npos)
+    return pick("pcie-8gpu", "PCIe-only GPU (" + std::string(gpu_name) + ")");
+  return std::nullopt;
+}
+
+}  // namespace collsim::validation

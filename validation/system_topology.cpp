@@ -1,0 +1,53 @@
+#include <cmath>
+#include <stdexcept>
+
+#include "collsim/validation/system_preset.hpp"
+
+namespace collsim::validation {
+namespace {
+
+Bandwidth gbits(double v) { return Bandwidth::bits_per_second(static_cast<std::int64_t>(std::llround(v * 1e9))); }
+pdes::SimTime nanoseconds(double v) { return pdes::SimTime::ps(static_cast<std::int64_t>(std::llround(v * 1e3))); }
+
+}  // namespace
+
+topo::Topology make_system_topology(const SystemPreset& p, std::uint32_t nodes, std::uint32_t gpus_per_node,
+                                    LinkScaling scaling) {
+  if (nodes == 0) throw std::invalid_argument("a system needs at least one node");
+  const std::uint32_t gpn = gpus_per_node == 0 ? p.gpus_per_node : gpus_per_node;
+  if (gpn > p.gpus_per_node)
+    throw std::invalid_argument(p.name + " has " + std::to_string(p.gpus_per_node) + " GPUs per node, not " +
+                                std::to_string(gpn));
+  if (!(scaling.gpu_link > 0 && scaling.nic > 0)) throw std::invalid_argument("link efficiencies must be positive");
+  if (!(scaling.net_latency_ns >= 0)) throw std::invalid_argument("the network latency must not be negative");
+  topo::Topology t;
+  t.set_name(p.name + "_" + std::to_string(nodes) + "x" + std::to_string(gpn));
+  t.set_kind("system_preset");
+  for (std::uint32_t n = 0; n < nodes; ++n)
+    for (std::uint32_t g = 0; g < gpn; ++g)
+      t.add_node("n" + std::to_string(n) + "g" + std::to_string(g), topo::NodeKind::Host, {}, n);
+  const bool engines = scaling.nvls_engine && p.nvls;
+  if (engines && !(scaling.nvls > 0)) throw std::invalid_argument("the NVLS efficiency must be positive");
+  for (std::uint32_t n = 0; n < nodes && engines; ++n) t.add_node("nvls" + std::to_string(n), topo::NodeKind::Host, {}, n);
+  const topo::NodeKind node_kind = p.intra == IntraNode::NvSwitch ? topo::NodeKind::NvSwitch : topo::NodeKind::Switch;
+  const topo::LinkMedium medium = p.intra == IntraNode::Pcie ? topo::LinkMedium::Pcie : topo::LinkMedium::NvLink;
+  std::vector<topo::NodeId> node_switch;
+  for (std::uint32_t n = 0; n < nodes; ++n) node_switch.push_back(t.add_node("nvs" + std::to_string(n), node_kind));
+  std::vector<topo::NodeId> rails;
+  if (nodes > 1)
+    for (std::uint32_t r = 0; r < p.nics_per_node; ++r) rails.push_back(t.add_node("rail" + std::to_string(r), topo::NodeKind::Switch));
+  const Bandwidth gpu_bw = gbits(p.gpu_link_gbytes * 8.0 * scaling.gpu_link);
+  const Bandwidth nic_bw = gbits(p.nic_gbits * scaling.nic);
+  for (std::uint32_t n = 0; n < nodes; ++n)
+    for (std::uint32_t g = 0; g < gpn; ++g)
+      t.add_link(t.host(n * gpn + g), node_switch[n], gpu_bw, nanoseconds(p.gpu_link_latency_ns), medium);
+  const Bandwidth engine_bw = gbits(p.gpu_link_gbytes * 8.0 * gpn * scaling.nvls);
+  for (std::uint32_t n = 0; n < nodes && engines; ++n)
+    t.add_link(t.host(nodes * gpn + n), node_switch[n], engine_bw, nanoseconds(p.gpu_link_latency_ns), medium);
+  for (std::uint32_t n = 0; n < nodes && !rails.empty(); ++n)
+    for (topo::NodeId rail : rails)
+      t.add_link(node_switch[n], rail, nic_bw, nanoseconds(p.nic_latency_ns + scaling.net_latency_ns / 2));
+  return t;
+}
+
+}  // namespace collsim::validation
