@@ -135,10 +135,11 @@ void GoalHostApp::transmit(net::Host& host, std::uint32_t slot, LocalOp op) {
     arrive(host, placement_.slot_of(dst), Arrival{rt.rank, op, Message::Eager});
     return;
   }
+  const net::QueuePair qp = queue_pair(slot, dst, rt.ops.tag(op), rt.ops.nic(op));
   if (size <= params_.eager_limit_bytes) {
-    host.start_flow(dst_host, size, 0, label(op, Message::Eager, slot), rt.ops.nic(op));
+    host.start_flow(dst_host, size, 0, label(op, Message::Eager, slot), rt.ops.nic(op), qp);
   } else {
-    host.start_flow(dst_host, params_.control_bytes, 0, label(op, Message::Request, slot), rt.ops.nic(op));
+    host.start_flow(dst_host, params_.control_bytes, 0, label(op, Message::Request, slot), rt.ops.nic(op), qp);
   }
 }
 
@@ -159,7 +160,8 @@ void GoalHostApp::matched(net::Host& host, std::uint32_t slot, LocalOp recv, con
   // A rendezvous request: answer clear-to-send; the data will name the same send.
   rt.awaiting_data[(std::uint64_t{a.sender} << 32) | a.send_op] = recv;
   host.start_flow(placement_.host_of[a.sender], params_.control_bytes, 0,
-                  label(a.send_op, Message::ClearToSend, placement_.slot_of(a.sender)), rt.ops.nic(recv));
+                  label(a.send_op, Message::ClearToSend, placement_.slot_of(a.sender)), rt.ops.nic(recv),
+                  queue_pair(slot, a.sender, schedule_.rank(a.sender).tag(a.send_op), rt.ops.nic(recv)));
 }
 
 void GoalHostApp::on_delivered(net::Host& host, const net::FlowEnd& end) {
@@ -176,7 +178,8 @@ void GoalHostApp::on_delivered(net::Host& host, const net::FlowEnd& end) {
     case Message::ClearToSend: {
       // We are the sender: the label names our own slot.
       const RankRuntime& rt = ranks_[src_slot];
-      host.start_flow(end.src, rt.ops.size(op), 0, label(op, Message::Data, src_slot), rt.ops.nic(op));
+      host.start_flow(end.src, rt.ops.size(op), 0, label(op, Message::Data, src_slot), rt.ops.nic(op),
+                      queue_pair(src_slot, rt.ops.peer(op), rt.ops.tag(op), rt.ops.nic(op)));
       break;
     }
     case Message::Data: {

@@ -71,6 +71,12 @@ class GoalHostApp final : public net::HostApp {
   static net::FlowLabel label(goal::LocalOp op, Message kind, std::uint32_t slot) {
     return {op, static_cast<std::uint16_t>((static_cast<std::uint16_t>(kind) << 14) | slot)};
   }
+  // The queue pair a message travels on: one per (rank, peer, tag, nic), as NCCL keeps a
+  // connection per peer and channel (our tag) and MPI's transports a queue pair per peer, so
+  // that the messages of one connection leave in order while connections take turns.
+  static net::QueuePair queue_pair(std::uint32_t slot, goal::RankId peer, std::uint32_t tag, std::uint8_t nic) {
+    return {((std::uint64_t{slot} + 1) << 8) | nic, (std::uint64_t{peer} << 32) | tag};
+  }
   void became_ready(std::uint32_t slot, goal::LocalOp op) { ready_.push_back({slot, op}); }
   void drain(net::Host& host);
   void run_ready(net::Host& host, std::uint32_t slot, goal::LocalOp op);

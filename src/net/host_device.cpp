@@ -33,7 +33,7 @@ std::uint16_t Host::port_toward(HostIndex dst, std::uint64_t salt, std::uint32_t
 }
 
 FlowId Host::start_flow(HostIndex dst, std::uint64_t bytes, std::uint8_t priority, FlowLabel label,
-                        std::uint32_t nic) {
+                        std::uint32_t nic, QueuePair queue_pair) {
   if (dst == index_) throw std::invalid_argument("host " + std::to_string(index_) + " cannot send a flow to itself");
   if (dst >= ctx_.topology.num_hosts())
     throw std::invalid_argument("flow to host " + std::to_string(dst) + ", but the topology has " +
@@ -57,6 +57,17 @@ FlowId Host::start_flow(HostIndex dst, std::uint64_t bytes, std::uint8_t priorit
   f.last_progress = now();
   f.cc = make_congestion_control(ctx_.params, ports_[f.port].wire().bandwidth, now());
   ++stats_.flows_started;
+  if (!queue_pair.none()) {
+    const auto [tail, fresh] = queue_tail_.try_emplace(queue_pair, id);
+    if (!fresh) {
+      Sender& before = senders_[tail->second];
+      if (before.queued || before.highest_sent < before.packets) {
+        before.behind = id;
+        f.queued = true;
+      }
+      tail->second = id;
+    }
+  }
   activate(id);
   try_transmit(f.port);
   return id;
@@ -68,9 +79,18 @@ void Host::on_app_timer(const AppTimer& t) { app_->on_timer(*this, t.cookie); }
 
 void Host::activate(std::uint32_t flow) {
   Sender& f = senders_[flow];
-  if (f.active || f.done || f.next_seq >= f.packets) return;
+  if (f.active || f.queued || f.done || f.next_seq >= f.packets) return;
   f.active = true;
   nic_[f.port].active.push_back(flow);
+}
+
+void Host::release_next(Sender& f) {
+  if (f.behind == 0xFFFFFFFFu) return;
+  Sender& next = senders_[f.behind];
+  next.queued = false;
+  activate(next.id);
+  // On its own port it takes its turn when this one's packet has left; elsewhere, now.
+  if (next.port != f.port) try_transmit(next.port);
 }
 
 std::uint64_t Host::in_flight_bytes(const Sender& f) const {
@@ -155,6 +175,7 @@ void Host::send_data(Sender& f) {
     ++stats_.retransmits;
   } else {
     f.highest_sent = seq + 1;
+    if (f.highest_sent == f.packets) release_next(f);
   }
   ++stats_.data_packets;
   put_on_wire(f.port, p);

@@ -117,10 +117,13 @@ void Engine::push_local(const EventKey& key, const EventBody& body) {
   const QueueEntry entry{key.time, QueueEntry::hint_of(key), pool_.store(key, body)};
   if (other_queue_) {
     other_queue_->push(entry);
+  } else if (top_taken_) {
+    heap_.replace_top(entry);
+    top_taken_ = false;
   } else {
     heap_.push(entry);
   }
-  stats_.max_queue = std::max<std::uint64_t>(stats_.max_queue, queue_size());
+  stats_.max_queue = std::max<std::uint64_t>(stats_.max_queue, queue_size() - (top_taken_ ? 1 : 0));
 }
 
 void Engine::dispatch(const QueueEntry& entry) {
@@ -186,18 +189,22 @@ RunStats Engine::run() {
     if (global_next.is_infinite() || global_next > options_.end_time) break;
     window_end_ = std::min(global_next.saturating_add(lookahead_), stop);
     ++windows;
-    // One loop for either queue; on the concrete heap the calls are direct.
-    const auto drain = [this](auto& queue) {
-      while (!queue.empty() && queue.top().time < window_end_) {
-        const QueueEntry entry = queue.top();
-        queue.pop();
+    if (other_queue_) {
+      while (!other_queue_->empty() && other_queue_->top().time < window_end_) {
+        const QueueEntry entry = other_queue_->top();
+        other_queue_->pop();
         dispatch(entry);
       }
-    };
-    if (other_queue_) {
-      drain(*other_queue_);
     } else {
-      drain(heap_);
+      while (!heap_.empty() && heap_.top().time < window_end_) {
+        const QueueEntry entry = heap_.top();
+        top_taken_ = true;
+        dispatch(entry);
+        if (top_taken_) {
+          heap_.pop();
+          top_taken_ = false;
+        }
+      }
     }
   }
   running_ = kNoLp;

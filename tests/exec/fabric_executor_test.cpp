@@ -102,6 +102,38 @@ TEST(FabricExecutor, HostOverheadsChargeTheCpu) {
   EXPECT_EQ(r.rank_finish_ps[0], 2 * (overhead + one_way(10000) + overhead));
 }
 
+// Two messages of three 4096-byte packets from rank 0 to rank 1, started together.
+goal::Schedule two_messages(std::uint32_t tag_of_second) {
+  goal::ScheduleBuilder b(2);
+  b.begin_rank(0);
+  b.add(goal::Op::send(12288, 1, 0));
+  b.add(goal::Op::send(12288, 1, tag_of_second));
+  b.end_rank();
+  b.begin_rank(1);
+  b.add(goal::Op::recv(12288, 0, 0));
+  b.add(goal::Op::recv(12288, 0, tag_of_second));
+  b.end_rank();
+  return b.finish();
+}
+
+TEST(FabricExecutor, MessagesOfOneConnectionLeaveInOrder) {
+  // Packet i (0-based) of the sender's stream arrives after 2 us + (i + 2) packet times (the
+  // switch stores and forwards it); a packet time is 4160 x 80 ps.
+  const std::int64_t packet = 4160 * kPsPerByte;
+  auto arrival = [&](std::int64_t i) { return 2 * kLinkPs + (i + 2) * packet; };
+  // Same tag, one connection: the second message's packets follow the first's.
+  const RunResult same = run(two_messages(0), 2, PacketHostParams{}, true);
+  ASSERT_EQ(same.op_times.size(), 4u);
+  EXPECT_EQ(same.op_times[2].end_ps, arrival(2));
+  EXPECT_EQ(same.op_times[3].end_ps, arrival(5));
+  // Different tags, two connections: they take turns packet by packet once both are there
+  // (A0 went alone): A0 A1 B0 A2 B1 B2.
+  const RunResult two = run(two_messages(1), 2, PacketHostParams{}, true);
+  ASSERT_EQ(two.op_times.size(), 4u);
+  EXPECT_EQ(two.op_times[2].end_ps, arrival(3));
+  EXPECT_EQ(two.op_times[3].end_ps, arrival(5));
+}
+
 goal::Schedule two_calcs(std::uint8_t cpu_of_second, bool irequires) {
   goal::ScheduleBuilder b(1);
   b.begin_rank(0);

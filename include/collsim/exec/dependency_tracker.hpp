@@ -17,19 +17,19 @@ class DependencyTracker {
  public:
   explicit DependencyTracker(const goal::RankOps& ops);
 
-  std::uint32_t num_ops() const { return static_cast<std::uint32_t>(state_.size()); }
-  OpState state(goal::LocalOp i) const { return state_[i]; }
+  std::uint32_t num_ops() const { return static_cast<std::uint32_t>(ops_.size() - 1); }
+  OpState state(goal::LocalOp i) const { return ops_[i].state; }
   std::uint32_t unfinished() const { return unfinished_; }
   // Prerequisites op i still waits for (to finish / to start).
-  std::uint32_t waiting_requires(goal::LocalOp i) const { return pending_requires_[i]; }
-  std::uint32_t waiting_irequires(goal::LocalOp i) const { return pending_irequires_[i]; }
+  std::uint32_t waiting_requires(goal::LocalOp i) const { return ops_[i].pending_requires; }
+  std::uint32_t waiting_irequires(goal::LocalOp i) const { return ops_[i].pending_irequires; }
 
   // Calls ready(i) for every op without prerequisites, in index order, and marks them Ready.
   template <typename F>
   void for_initially_ready(F&& ready) {
     for (goal::LocalOp i = 0; i < num_ops(); ++i)
-      if (pending_requires_[i] == 0 && pending_irequires_[i] == 0) {
-        state_[i] = OpState::Ready;
+      if (ops_[i].pending_requires == 0 && ops_[i].pending_irequires == 0) {
+        ops_[i].state = OpState::Ready;
         ready(i);
       }
   }
@@ -38,11 +38,13 @@ class DependencyTracker {
   // of the dependents as listed.
   template <typename F>
   void start(goal::LocalOp i, F&& ready) {
-    state_[i] = OpState::Started;
-    for (std::uint32_t k = start_begin_[i]; k < start_begin_[i + 1]; ++k) {
-      const goal::LocalOp d = start_dependents_[k];
-      if (--pending_irequires_[d] == 0 && pending_requires_[d] == 0) {
-        state_[d] = OpState::Ready;
+    ops_[i].state = OpState::Started;
+    const std::uint32_t end = ops_[i + 1].first_dependent;
+    for (std::uint32_t k = ops_[i].first_start_dependent; k < end; ++k) {
+      const goal::LocalOp d = dependents_[k];
+      Record& op = ops_[d];
+      if (--op.pending_irequires == 0 && op.pending_requires == 0) {
+        op.state = OpState::Ready;
         ready(d);
       }
     }
@@ -50,22 +52,34 @@ class DependencyTracker {
 
   template <typename F>
   void finish(goal::LocalOp i, F&& ready) {
-    state_[i] = OpState::Finished;
+    ops_[i].state = OpState::Finished;
     --unfinished_;
-    for (std::uint32_t k = finish_begin_[i]; k < finish_begin_[i + 1]; ++k) {
-      const goal::LocalOp d = finish_dependents_[k];
-      if (--pending_requires_[d] == 0 && pending_irequires_[d] == 0) {
-        state_[d] = OpState::Ready;
+    const std::uint32_t end = ops_[i].first_start_dependent;
+    for (std::uint32_t k = ops_[i].first_dependent; k < end; ++k) {
+      const goal::LocalOp d = dependents_[k];
+      Record& op = ops_[d];
+      if (--op.pending_requires == 0 && op.pending_irequires == 0) {
+        op.state = OpState::Ready;
         ready(d);
       }
     }
   }
 
  private:
-  std::vector<OpState> state_;
-  std::vector<std::uint32_t> pending_requires_, pending_irequires_;
-  std::vector<std::uint32_t> finish_begin_, finish_dependents_;  // reverse `requires` edges, CSR
-  std::vector<std::uint32_t> start_begin_, start_dependents_;    // reverse `irequires` edges, CSR
+  // Everything about one op in one record, so that releasing a dependent touches one cache
+  // line rather than one per array. Op i's dependents are dependents_[first_dependent,
+  // first_start_dependent) (they require it: waiting for it to finish), then
+  // [first_start_dependent, ops_[i + 1].first_dependent) (they irequire it); a last record
+  // closes the list of the last op.
+  struct Record {
+    std::uint32_t pending_requires = 0;
+    std::uint32_t pending_irequires = 0;
+    std::uint32_t first_dependent = 0;
+    std::uint32_t first_start_dependent = 0;
+    OpState state = OpState::Waiting;
+  };
+  std::vector<Record> ops_;
+  std::vector<std::uint32_t> dependents_;
   std::uint32_t unfinished_ = 0;
 };
 

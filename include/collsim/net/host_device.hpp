@@ -3,7 +3,8 @@
 // ("flows") become MTU packets; the receiver acknowledges them (cumulative ACKs, echoing
 // send times and ECN marks, CNPs for DCQCN, NACKs in lossy mode); the sender obeys its
 // congestion control and retransmits after a timeout or a NACK (go-back-N). On each port,
-// control packets go first, then active flows take turns packet by packet.
+// control packets go first, then active flows take turns packet by packet, except that
+// flows of one queue pair leave one after the other.
 //
 // What runs above the transport (the flow driver, later the GOAL executor) is a HostApp in
 // the same LP: it starts flows, sets timers, and hears when flows are delivered and acked.
@@ -25,6 +26,17 @@ class Host;
 struct FlowLabel {
   std::uint32_t op = 0;
   std::uint16_t info = 0;
+};
+
+// Names a sequence of flows that leave in the order they were started, as the messages of
+// one RDMA queue pair (or NCCL connection) do: a flow waits until the flow started before it
+// on the same queue pair has sent all its packets. The default names none: such a flow takes
+// turns with every other flow from the start.
+struct QueuePair {
+  std::uint64_t hi = 0;
+  std::uint64_t lo = 0;
+  bool operator==(const QueuePair&) const = default;
+  bool none() const { return hi == 0 && lo == 0; }
 };
 
 struct FlowEnd {
@@ -85,7 +97,9 @@ struct Sender {
   std::uint16_t port = 0;
   std::uint8_t priority = 0;
   bool active = false;             // in its port's turn list
+  bool queued = false;             // waits for the flow before it on its queue pair
   bool done = false;
+  FlowId behind = 0xFFFFFFFFu;     // the next flow of its queue pair, if any
   FlowLabel label;
   std::uint32_t entropy = 0;
   pdes::SimTime start;
@@ -129,7 +143,7 @@ class Host final : public Device {
   // and its NIC only to the others, so a GOAL op's `nic` can never send a message astray.
   static constexpr std::uint32_t kAnyNic = 0xFFFFFFFFu;
   FlowId start_flow(HostIndex dst, std::uint64_t bytes, std::uint8_t priority = 0, FlowLabel label = {},
-                    std::uint32_t nic = kAnyNic);
+                    std::uint32_t nic = kAnyNic, QueuePair queue_pair = {});
   std::size_t num_nics() const { return ports_.size(); }
   void set_timer(pdes::SimTime delay, std::uint64_t cookie);
   HostApp& app() { return *app_; }
@@ -159,6 +173,8 @@ class Host final : public Device {
 
   std::uint16_t port_toward(HostIndex dst, std::uint64_t salt, std::uint32_t nic = kAnyNic) const;
   void activate(std::uint32_t flow);
+  // Lets the flow queued behind `f` (which has sent its last packet) take its turns.
+  void release_next(Sender& f);
   void try_transmit(std::uint16_t port);
   void send_data(Sender& f);
   void send_control(HostIndex to, Packet p);
@@ -178,6 +194,10 @@ class Host final : public Device {
   std::vector<NicQueues> nic_;
   std::vector<Sender> senders_;
   std::unordered_map<std::uint64_t, Receiver> receivers_;
+  struct QueuePairHash {
+    std::size_t operator()(const QueuePair& q) const { return static_cast<std::size_t>(q.hi * 0x9E3779B97F4A7C15ull ^ q.lo); }
+  };
+  std::unordered_map<QueuePair, FlowId, QueuePairHash> queue_tail_;  // the last flow started on each
   HostStats stats_;
 };
 

@@ -53,21 +53,20 @@ struct QueueEntry {
   }
 };
 
-// Orders queue entries exactly as before() orders their keys. Times rarely tie, so the
-// tie is a predictable branch and the usual case a plain comparison the compiler can turn
-// into a conditional move.
+// Orders queue entries exactly as before() orders their keys. In lock-step models (every
+// host of a ring at the same phase) times tie in most comparisons, so the hint settles a tie
+// in line; only when time and hint both tie are the full keys read.
 class EntryOrder {
  public:
   explicit EntryOrder(const std::vector<EventKey>* keys) : keys_(keys) {}
   bool operator()(const QueueEntry& a, const QueueEntry& b) const {
-    if (a.time == b.time) [[unlikely]]
-      return tie(a, b);
-    return a.time < b.time;
+    if (a.time != b.time) return a.time < b.time;
+    if (a.hint != b.hint) return a.hint < b.hint;
+    return tie(a, b);
   }
 
  private:
   [[gnu::noinline]] bool tie(const QueueEntry& a, const QueueEntry& b) const {
-    if (a.hint != b.hint) return a.hint < b.hint;
     return before((*keys_)[a.ref], (*keys_)[b.ref]);
   }
   const std::vector<EventKey>* keys_;

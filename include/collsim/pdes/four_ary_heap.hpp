@@ -31,14 +31,22 @@ class FourAryHeap {
     h[i] = value;
   }
 
-  // Floyd's variant: move the hole left at the root down to a leaf along the smaller
-  // children, then sift the former last value up from there. The last value usually
-  // belongs near the bottom, so this saves comparing with it at every level.
   void pop() {
     const T last = heap_.back();
     heap_.pop_back();
+    if (!heap_.empty()) sift_down_from_root(last);
+  }
+
+  // pop() then push(value) in one pass: what an event loop does when the event it took
+  // schedules another.
+  void replace_top(const T& value) { sift_down_from_root(value); }
+
+ private:
+  // Floyd's variant: move the hole left at the root down to a leaf along the smaller
+  // children, then sift `value` up from there. The value usually belongs near the bottom,
+  // so this saves comparing with it at every level.
+  void sift_down_from_root(const T& value) {
     const std::size_t n = heap_.size();
-    if (n == 0) return;
     T* h = heap_.data();
     std::size_t hole = 0;
     for (;;) {
@@ -62,14 +70,13 @@ class FourAryHeap {
     }
     while (hole > 0) {
       const std::size_t parent = (hole - 1) / 4;
-      if (!before_(last, h[parent])) break;
+      if (!before_(value, h[parent])) break;
       h[hole] = h[parent];
       hole = parent;
     }
-    h[hole] = last;
+    h[hole] = value;
   }
 
- private:
   Before before_;
   std::vector<T> heap_;
 };

@@ -16,6 +16,7 @@ class QuaternaryHeap final : public EventQueue {
   void push(const QueueEntry& entry) override { heap_.push(entry); }
   const QueueEntry& top() const override { return heap_.top(); }
   void pop() override { heap_.pop(); }
+  void replace_top(const QueueEntry& entry) { heap_.replace_top(entry); }
   std::size_t size() const override { return heap_.size(); }
   std::string_view name() const override { return "4-ary heap"; }
 
