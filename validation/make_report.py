@@ -69,8 +69,9 @@ DISCUSSION = """## What the errors say
   NIC efficiency cannot fix that (it is capped at 1). (2) At small sizes EFA (03, 04) is far
   slower per message than InfiniBand (16, 31): the network latency fitted on IB (log 16) does
   not transfer to EFA. (3) Logs 14, 33 and 34 use NVLS/NVLSTree across NVL72 racks or SHARP
-  (CollNetChain), which are not modelled. (4) Log 19's alltoall and sendrecv and all of log 36
-  run far below what 8x 400G gives and are flagged as inconsistent with the preset.
+  (CollNetChain), which are not modelled. (4) Log 19's sendrecv (15 GB/s flat on 80 ranks) and
+  both runs of log 36 (a thin inter-node pipe per INDEX.md) reach 6-28% of what 8x 400G gives
+  and are flagged as inconsistent with the preset; log 19's alltoall is off by ~35%.
 - **Misconfigured runs are flagged, not fitted**: log 11 run B (FEC off) reaches ~11% of what
   the DGX Spark preset gives.
 - The uncalibrated presets (05 PCIe, 06 GB300) come within ~13% at large sizes from line rates
