@@ -47,7 +47,10 @@ void run_validate(ValidateOptions o) {
   if (!o.calibration.empty()) {
     const validation::Calibration c = validation::read_calibration(o.calibration);
     o.request.parameters = c.parameters;
-    if (o.request.system.empty()) o.request.system = c.system;
+    if (o.request.system.empty()) {
+      o.request.system = c.system;
+      o.request.system_source = "from " + o.calibration;
+    }
     if (o.request.system != c.system)
       calibration_note = "note: " + o.calibration + " was fitted for " + c.system + ", not " + o.request.system + "\n";
   }

@@ -167,7 +167,7 @@ ValidationSetup resolve_setup(const validation::TestRun& run, const ValidationRe
       throw CLI::ValidationError("--system", "unknown system preset '" + request.system + "' (there are: " + names + ")");
     }
     s.preset = *p;
-    s.preset_source = "--system";
+    s.preset_source = request.system_source;
   } else {
     std::string why;
     const auto p = validation::infer_system_preset(facts.gpu, facts.gpus_per_node, &why);

@@ -22,6 +22,7 @@ namespace collsim::cli {
 // What the user asked for; empty / 0 means "from the log".
 struct ValidationRequest {
   std::string system;
+  std::string system_source = "--system";
   std::uint32_t ranks = 0;
   std::uint32_t ranks_if_unknown = 0;   // used only when the log does not tell
   std::uint32_t gpus_per_node = 0;
