@@ -96,7 +96,7 @@ void add_validate_command(CLI::App& app) {
   cmd->add_option("--ranks", o->request.ranks, "Ranks, when the log does not tell");
   cmd->add_option("--gpus-per-node", o->request.gpus_per_node, "GPUs per node (default: the device lines, else the preset)");
   cmd->add_option("--channels", o->request.channels, "NCCL channels (default: the log's INFO lines, else the preset)");
-  cmd->add_option("--algo", o->request.algorithm, "Algorithm instead of NCCL's choice (e.g. ring for NCCL_ALGO=RING)")
+  cmd->add_option("--algo", o->request.algorithm, "Algorithm instead of NCCL's choice (e.g. ring for NCCL_ALGO=RING; nvls on one NVSwitch node)")
       ->capture_default_str();
   cmd->add_option("--proto", o->request.protocol, "Protocol instead of NCCL's choice: LL, LL128, Simple")->capture_default_str();
   cmd->add_option("--column", o->request.column, "Which measurement: out-of-place, in-place, auto")->capture_default_str();

@@ -206,6 +206,9 @@ ValidationSetup resolve_setup(const validation::TestRun& run, const ValidationRe
 
 RunValidation validate_run(const validation::TestRun& log_run, std::size_t run_index, const ValidationSetup& setup,
                            const ValidationRequest& request, const SimulationCliOptions& base, ParallelContext& parallel) {
+  if (request.algorithm == "nvls" && !nvls_possible(setup))
+    throw CLI::ValidationError("--algo", "nvls is emulated only for allreduce on one node of a preset with NVLS (" +
+                                             setup.preset.name + ", " + std::to_string(setup.nodes) + " node(s))");
   validation::TestRun run = log_run;
   validation::derive_summary_times(run, setup.collective, setup.ranks);
   RunValidation out;

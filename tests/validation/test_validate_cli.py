@@ -81,6 +81,19 @@ class Validate(unittest.TestCase):
             self.assertEqual(r.returncode, 1)
             self.assertIn(bad + ":3:1: expected a result row", r.stderr)
 
+    def test_nvls_on_one_h100_node(self):
+        # NCCL's model at 32 MiB on 8 H100 (24 channels of 450/24 GB/s): NVLS 25 us + 32 MiB at
+        # 733.1*8/14 = 418.9 GB/s = 105 us; ring Simple 8.4 + 14*3.4 us + 32 MiB at 450*8/14 GB/s
+        # = 186 us; ring LL128 40.6 + 141.8 = 182 us. So NVLS.
+        r = collsim("validate", log("17"), "--run", "0", "--max-bytes", "32MiB", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        sizes = json.loads(r.stdout)["sizes"]
+        self.assertEqual(len(sizes), 1)
+        self.assertTrue(sizes[0]["algorithm"].startswith("nvls"), sizes[0]["algorithm"])
+        r = collsim("validate", log("25"), "--algo", "nvls", "--system", "dgx-h100")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("nvls is emulated only for allreduce on one node", r.stderr)
+
     def test_list_systems(self):
         r = collsim("validate", "--list-systems")
         self.assertEqual(r.returncode, 0, r.stderr)
