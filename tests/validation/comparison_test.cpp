@@ -93,7 +93,11 @@ TEST(Comparison, PresetCheckFlagsAFarSlowerRun) {
 
 class CalibrationFile : public ::testing::Test {
  protected:
-  std::string path = (std::filesystem::temp_directory_path() / "collsim_calibration_test.yaml").string();
+  // ctest runs each test in its own process, several at once: one file per test.
+  std::string path = (std::filesystem::temp_directory_path() /
+                      ("collsim_calibration_" +
+                       std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + ".yaml"))
+                         .string();
   void write(const std::string& text) { std::ofstream(path) << text; }
   void TearDown() override { std::filesystem::remove(path); }
 };

@@ -30,9 +30,12 @@ device:
   preset: H100
 )";
 
+// ctest runs every test in its own process, several at once: the file is named after the test.
 std::string write(const std::string& text) {
   static int n = 0;
-  const auto path = std::filesystem::temp_directory_path() / ("collsim_workload_test_" + std::to_string(n++) + ".yaml");
+  const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("collsim_workload_" + test + "_" + std::to_string(n++) + ".yaml");
   std::ofstream(path) << text;
   return path.string();
 }
