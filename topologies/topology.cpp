@@ -50,6 +50,14 @@ LinkId Topology::add_link(NodeId a, NodeId b, Bandwidth bandwidth, pdes::SimTime
   return id;
 }
 
+std::uint32_t Topology::hosts_per_server() const {
+  if (hosts_.empty()) return 0;
+  const std::uint32_t server = nodes_[hosts_.front()].server;
+  std::uint32_t n = 0;
+  for (NodeId h : hosts_) n += nodes_[h].server == server ? 1 : 0;
+  return n;
+}
+
 std::optional<NodeId> Topology::find(const std::string& name) const {
   const auto it = by_name_.find(name);
   if (it == by_name_.end()) return std::nullopt;

@@ -66,8 +66,8 @@ class RankProgram {
  public:
   RankProgram(const WorkloadSpec& w, const ModelCosts& costs, const ParallelLayout& layout,
               const LoweringOptions& options, RankId rank, goal::ScheduleBuilder& builder, LoweredStep& out)
-      : w_(w), p_(w.parallel), costs_(costs), layout_(layout), options_(options), rank_(rank), builder_(builder),
-        out_(out), sink_(builder, out), coords_(layout.coordinates(rank)) {}
+      : w_(w), p_(w.parallel), costs_(costs), layout_(layout), options_(options), rank_(rank), out_(out),
+        sink_(builder, out), coords_(layout.coordinates(rank)) {}
 
   void emit() {
     const std::uint32_t chunks = p_.schedule == PipelineSchedule::Interleaved ? p_.virtual_stages : 1;
@@ -375,7 +375,6 @@ class RankProgram {
   const ParallelLayout& layout_;
   const LoweringOptions& options_;
   RankId rank_;
-  goal::ScheduleBuilder& builder_;
   LoweredStep& out_;
   RoleSink sink_;
   RankCoordinates coords_;

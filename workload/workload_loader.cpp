@@ -201,7 +201,7 @@ CommSpec read_comm(const Reader& r, const Field& f) {
   return c;
 }
 
-// FLOP/s with an optional prefix: "312", "312T", "1.98P" (all tera-FLOP/s when bare).
+// A peak in tera-FLOP/s ("312", "989.4").
 double read_tflops(const Reader& r, const Field& f) {
   const double v = read_nonnegative(r, f);
   if (v <= 0) r.fail(f.value, "key '" + f.key + "': expected a peak above 0 in TFLOP/s");

@@ -47,9 +47,7 @@ std::string setting(const char* name, std::int64_t v) { return std::string(name)
 std::vector<std::string> loggops_settings_for(const topo::Topology& t) {
   std::vector<std::string> out = {"o=0", "g=0", "G=0", "O=0"};
   if (t.num_hosts() < 2) return out;
-  const std::uint32_t server = t.node(t.host(0)).server;
-  std::uint32_t per_node = 0;
-  for (std::uint32_t h = 0; h < t.num_hosts(); ++h) per_node += t.node(t.host(h)).server == server ? 1 : 0;
+  const std::uint32_t per_node = t.hosts_per_server();
   auto ps_per_byte = [](std::int64_t bps) { return bps > 0 ? (8'000'000'000'000 + bps - 1) / bps : 0; };
   // Between servers: from the first host to the first host of the last server (or the last host).
   const std::uint32_t far = per_node > 1 && per_node < t.num_hosts() ? t.num_hosts() - per_node : t.num_hosts() - 1;

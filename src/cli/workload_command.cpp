@@ -1,6 +1,7 @@
 #include "workload_command.hpp"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <iomanip>
 #include <iostream>
@@ -33,22 +34,13 @@ struct WorkloadOptions {
 constexpr workload::Dimension kDims[] = {workload::Dimension::TP, workload::Dimension::PP, workload::Dimension::DP,
                                          workload::Dimension::EP};
 
-// GPUs per server: hosts that share the first host's server (1 on plain networks).
-std::uint32_t gpus_per_node(const topo::Topology& t) {
-  if (t.num_hosts() == 0) return 1;
-  const std::uint32_t server = t.node(t.host(0)).server;
-  std::uint32_t n = 0;
-  for (std::uint32_t h = 0; h < t.num_hosts(); ++h) n += t.node(t.host(h)).server == server ? 1 : 0;
-  return n;
-}
-
 void check_fits(const workload::WorkloadSpec& w, const topo::Topology& t, const std::string& file) {
   if (w.world() > t.num_hosts())
     throw InputError::in_file(file, "the workload needs " + std::to_string(w.world()) + " GPUs (TP " +
                                         std::to_string(w.parallel.tp) + " × PP " + std::to_string(w.parallel.pp) +
                                         " × DP " + std::to_string(w.parallel.dp) + ") but topology " + t.name() +
                                         " has " + std::to_string(t.num_hosts()) + " hosts");
-  const std::uint32_t per_node = gpus_per_node(t);
+  const std::uint32_t per_node = t.hosts_per_server();
   if (per_node <= 1) return;
   // Under linear placement rank r runs on server r / per_node; every TP group must be on one.
   const workload::ParallelLayout layout(w.parallel);
@@ -147,7 +139,7 @@ void run_workload_command(WorkloadOptions& o) {
     workload::LoweringOptions lowering;
     if (!o.sim.topology.empty()) {
       check_fits(w, t, file);
-      lowering.gpus_per_node = gpus_per_node(t);
+      lowering.gpus_per_node = std::max(1u, t.hosts_per_server());
     } else {
       lowering.gpus_per_node = w.parallel.tp;
     }

@@ -63,6 +63,7 @@ TEST(FatTree, CountsK4) {
   EXPECT_EQ(t.num_hosts(), 16u);
   EXPECT_EQ(t.num_switches(), 20u);
   EXPECT_EQ(t.links().size(), 48u);
+  EXPECT_EQ(t.hosts_per_server(), 1u);  // every host is a server of its own
   EXPECT_EQ(t.kind(), "fat_tree");
   expect_consistent_ports(t);
   expect_hosts_first(t);
@@ -210,6 +211,7 @@ TEST(Rail, CountsAndPorts) {
   EXPECT_EQ(t.num_hosts(), 256u);
   EXPECT_EQ(t.num_switches(), 56u);
   EXPECT_EQ(t.links().size(), 768u);
+  EXPECT_EQ(t.hosts_per_server(), 8u);
   expect_consistent_ports(t);
   EXPECT_EQ(t.kind(), "rail");
   // GPU 5 of server 3 is rank 29, server 3; port 0 its NVSwitch (port 5 there), port 1 the

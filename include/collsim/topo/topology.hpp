@@ -106,6 +106,9 @@ class Topology {
   std::uint32_t num_hosts() const { return static_cast<std::uint32_t>(hosts_.size()); }
   std::uint32_t num_switches() const { return static_cast<std::uint32_t>(nodes_.size() - hosts_.size()); }
   std::optional<NodeId> find(const std::string& name) const;
+  // Hosts that share the first host's server: the GPUs per server of a GPU cluster, 1 on
+  // networks whose hosts are servers of their own (and 0 without hosts).
+  std::uint32_t hosts_per_server() const;
   const std::optional<TorusShape>& torus() const { return torus_; }
   const std::optional<DragonflyShape>& dragonfly() const { return dragonfly_; }
   const std::optional<ClosedFormBisection>& closed_form_bisection() const { return bisection_; }
