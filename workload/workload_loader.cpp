@@ -4,6 +4,7 @@
 #include "collsim/workload/workload_loader.hpp"
 
 #include <cmath>
+#include <filesystem>
 #include <stdexcept>
 
 #include "collsim/common/input_error.hpp"
@@ -284,18 +285,6 @@ WorkloadSpec load_workload(const std::string& path) {
                               mark.column < 0 ? 1 : static_cast<std::uint64_t>(mark.column) + 1, message);
   }
   return w;
-}
-
-std::filesystem::path resolve_workload(const std::string& name_or_path, const std::filesystem::path& preset_dir) {
-  if (std::filesystem::exists(name_or_path)) return name_or_path;
-  const std::filesystem::path preset = preset_dir / (name_or_path + ".yaml");
-  if (name_or_path.find('/') == std::string::npos && std::filesystem::exists(preset)) return preset;
-  std::string known;
-  if (std::filesystem::is_directory(preset_dir))
-    for (const auto& e : std::filesystem::directory_iterator(preset_dir))
-      if (e.path().extension() == ".yaml") known += (known.empty() ? "" : ", ") + e.path().stem().string();
-  throw InputError::in_file(name_or_path, "no such file, and not a workload preset (" +
-                                              (known.empty() ? std::string("none found in ") + preset_dir.string() : known) + ")");
 }
 
 }  // namespace collsim::workload

@@ -3,12 +3,9 @@
 // tree the program was built from.
 
 #include <filesystem>
-#include <string>
 
 namespace collsim::cli {
 
 std::filesystem::path collsim_home();
-// A topology given as a file or as a preset name ("dgx_a100_pod" → topologies/dgx_a100_pod.yaml).
-std::string resolve_topology(const std::string& name_or_path);
 
 }  // namespace collsim::cli

@@ -10,6 +10,7 @@
 
 #include "collsim/common/input_error.hpp"
 #include "collsim/common/units.hpp"
+#include "collsim/config/preset_file.hpp"
 #include "collsim/goal/schedule_file.hpp"
 #include "collsim/topo/loader.hpp"
 #include "collsim/workload/parallel_layout.hpp"
@@ -118,10 +119,10 @@ void print_report(const workload::WorkloadSpec& w, const workload::StepReport& r
 }
 
 void run_workload_command(WorkloadOptions& o) {
-  const std::string file = workload::resolve_workload(o.workload, collsim_home() / "workload" / "presets").string();
+  const std::string file = config::resolve_preset(o.workload, collsim_home() / "workload" / "presets", "workload").string();
   const workload::WorkloadSpec w = workload::load_workload(file);
   if (!o.network_option->count()) o.sim.network = w.cluster.network;
-  if (o.sim.topology.empty() && !w.cluster.topology.empty()) o.sim.topology = resolve_topology(w.cluster.topology);
+  if (o.sim.topology.empty() && !w.cluster.topology.empty()) o.sim.topology = config::resolve_preset(w.cluster.topology, collsim_home() / "topologies", "topology").string();
   const bool simulate = o.run || o.output.empty();
   o.sim.check(simulate);
 

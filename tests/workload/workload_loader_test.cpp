@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "collsim/common/input_error.hpp"
+#include "collsim/config/preset_file.hpp"
 #include "collsim/workload/workload_loader.hpp"
 
 namespace collsim::workload {
@@ -116,8 +117,8 @@ TEST(WorkloadLoader, UnknownKeysAndBadValuesNameTheirLine) {
 }
 
 TEST(WorkloadLoader, APresetNameOrAPathResolves) {
-  EXPECT_EQ(resolve_workload("resnet50", COLLSIM_WORKLOAD_PRESETS).filename(), "resnet50.yaml");
-  EXPECT_THROW(resolve_workload("no_such_model", COLLSIM_WORKLOAD_PRESETS), InputError);
+  EXPECT_EQ(config::resolve_preset("resnet50", COLLSIM_WORKLOAD_PRESETS, "workload").filename(), "resnet50.yaml");
+  EXPECT_THROW(config::resolve_preset("no_such_model", COLLSIM_WORKLOAD_PRESETS, "workload"), InputError);
 }
 
 }  // namespace
