@@ -6,24 +6,12 @@
 #include "collsim/common/input_error.hpp"
 #include "collsim/traces/chakra_reader.hpp"
 #include "traces/et_writer.hpp"
+#include "traces/trace_test_util.hpp"
 
 namespace collsim::traces {
 namespace {
 
 using namespace testing;
-
-const std::string kChakra = std::string(COLLSIM_TEST_DATA) + "/traces/chakra/";
-
-// The error's text, or "" when `f` does not throw InputError.
-template <typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 // Offsets of the length prefixes of every message in a plain stream (walked here, not by the
 // reader under test).

@@ -7,24 +7,13 @@
 #include "collsim/traces/chakra_reader.hpp"
 #include "collsim/traces/trace_format.hpp"
 #include "traces/et_writer.hpp"
+#include "traces/trace_test_util.hpp"
 
 namespace collsim::traces {
 namespace {
 
 using namespace testing;
 using Kind = ReplayTask::Kind;
-
-const std::string kChakra = std::string(COLLSIM_TEST_DATA) + "/traces/chakra/";
-
-template <typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 pb::Node comp(std::uint64_t id, std::uint64_t micros, std::vector<std::uint64_t> deps = {}) {
   pb::Node n;

@@ -7,22 +7,13 @@
 #include "collsim/traces/nccl_log_reader.hpp"
 #include "collsim/traces/trace_format.hpp"
 #include "traces/et_writer.hpp"
+#include "traces/trace_test_util.hpp"
 
 namespace collsim::traces {
 namespace {
 
 using namespace testing;
 using Kind = ReplayTask::Kind;
-
-template <typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 std::string init(const std::string& who, const std::string& comm, int rank, int nranks, const std::string& id) {
   return who + " NCCL INFO comm " + comm + " rank " + std::to_string(rank) + " nranks " + std::to_string(nranks) +
