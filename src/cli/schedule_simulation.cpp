@@ -194,9 +194,8 @@ void report_incomplete(const exec::RunResult& r) {
 
 
 std::optional<exec::FabricRun> simulate_schedule(const SimulationCliOptions& o, const topo::Topology& topology,
-                                                 const goal::Schedule& schedule, ParallelContext& parallel,
-                                                 bool record_op_times) {
-  const bool record = record_op_times || o.record_op_times || !o.ops.empty();
+                                                 const goal::Schedule& schedule, ParallelContext& parallel) {
+  const bool record = o.record_op_times || !o.ops.empty();
   if (o.network == "loggops") {
     const exec::LogGOPSParams params = loggops_params(o);
     if (!parallel.is_root()) return std::nullopt;

@@ -40,10 +40,9 @@ struct SimulationCliOptions {
 };
 
 // Simulates `schedule` (on `topology` in packet mode) on every rank of `parallel`. Returns the
-// run on the root rank, nothing elsewhere. Op times are recorded for --ops or when asked.
+// run on the root rank, nothing elsewhere. Op times are recorded for --ops or record_op_times.
 std::optional<exec::FabricRun> simulate_schedule(const SimulationCliOptions& o, const topo::Topology& topology,
-                                                 const goal::Schedule& schedule, ParallelContext& parallel,
-                                                 bool record_op_times = false);
+                                                 const goal::Schedule& schedule, ParallelContext& parallel);
 
 // The summary keys every simulating command reports; commands add their own.
 nlohmann::json run_summary_json(const SimulationCliOptions& o, const topo::Topology& t, const goal::Schedule& schedule,

@@ -125,6 +125,7 @@ void run_workload_command(WorkloadOptions& o) {
   if (o.sim.topology.empty() && !w.cluster.topology.empty()) o.sim.topology = config::resolve_preset(w.cluster.topology, collsim_home() / "topologies", "topology").string();
   const bool simulate = o.run || o.output.empty();
   o.sim.check(simulate);
+  o.sim.record_op_times = true;  // the report splits the critical rank's time by its ops
 
   ParallelContext parallel;
   bool complete = true;
@@ -164,7 +165,7 @@ void run_workload_command(WorkloadOptions& o) {
                   << (o.output.empty() ? "" : ", written to " + o.output) << "\n";
     }
     if (!simulate) return;
-    const std::optional<exec::FabricRun> run = simulate_schedule(o.sim, t, step.schedule, parallel, true);
+    const std::optional<exec::FabricRun> run = simulate_schedule(o.sim, t, step.schedule, parallel);
     if (!run) return;
     complete = run->result.complete;
     std::vector<std::int64_t> start(step.schedule.num_ops(), -1), end(step.schedule.num_ops(), -1);
