@@ -17,7 +17,6 @@ namespace collsim::workload {
 // What an op does, for the report of where the time goes: compute, or communication of
 // one parallel dimension (role = 1 + Dimension).
 enum class OpRole : std::uint8_t { Compute = 0, TP = 1, PP = 2, DP = 3, EP = 4 };
-inline OpRole role_of(Dimension d) { return static_cast<OpRole>(1 + static_cast<std::uint8_t>(d)); }
 
 struct LoweringOptions {
   std::uint32_t gpus_per_node = 1;  // consecutive ranks sharing a node (collectives plan for it)
