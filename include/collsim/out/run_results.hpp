@@ -1,0 +1,73 @@
+#pragma once
+// Everything a run can record for later plotting, as one HDF5 file (`--hdf5 out.h5`). The
+// layout (datasets, units, attributes) is documented in the README, section "HDF5 results".
+// Every part is optional: a part left empty is not written.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "collsim/exec/execution.hpp"
+#include "collsim/goal/schedule.hpp"
+
+namespace collsim::out {
+
+// One direction of one link.
+struct LinkDirection {
+  std::string from;             // node names, as in the topology
+  std::string to;
+  std::uint64_t bandwidth_bps = 0;
+};
+
+// Samples at regular simulated times: sample k covers [k·interval, (k+1)·interval) and is
+// stamped with its end time. Matrices are row-major, one row per sample, one column per entry
+// of RunResults::links.
+struct LinkSamples {
+  std::int64_t interval_ps = 0;
+  std::vector<std::int64_t> time_ps;        // T: end of each sample
+  std::vector<std::uint64_t> bytes;         // T × D: wire bytes sent during the sample
+  std::vector<std::uint64_t> queue_bytes;   // T × D: bytes queued at the port at the sample's end
+};
+
+// One message through the fabric, from the sender starting it to its last byte arriving.
+struct FlowRecord {
+  std::uint32_t src_host = 0;
+  std::uint32_t dst_host = 0;
+  std::uint64_t bytes = 0;
+  std::int64_t start_ps = 0;
+  std::int64_t end_ps = -1;  // -1: never delivered
+};
+
+// One rank's part of one collective (or one phase of a workload).
+struct CollectiveRecord {
+  std::uint32_t rank = 0;
+  std::uint32_t name = 0;    // index into RunResults::collective_names
+  std::int64_t start_ps = -1;
+  std::int64_t end_ps = -1;
+};
+
+struct RunResults {
+  // Root attributes: at least "version", "command" and "configuration" (JSON text).
+  std::map<std::string, std::string> attributes;
+
+  // Per op (empty op_times: not written). op_role, when not empty, has one entry per op
+  // of the schedule (global index) naming an entry of role_names ("compute", "tp", ...).
+  const goal::Schedule* schedule = nullptr;
+  std::vector<exec::OpTime> op_times;
+  std::vector<std::uint8_t> op_role;
+  std::vector<std::string> role_names;
+
+  std::vector<LinkDirection> links;  // index 2·link + 0 for a → b, + 1 for b → a
+  std::vector<std::uint64_t> link_bytes_total;  // per direction: wire bytes over the run
+  LinkSamples samples;
+
+  std::vector<FlowRecord> flows;
+  std::vector<std::string> collective_names;
+  std::vector<CollectiveRecord> collectives;
+};
+
+// Throws std::runtime_error naming the file when HDF5 cannot write it.
+void write_run_results_hdf5(const std::string& path, const RunResults& results);
+
+}  // namespace collsim::out
