@@ -163,15 +163,54 @@ void Engine::receive(const std::vector<RemoteEvent>& inbox) {
   }
 }
 
+// One rank reports progress every this many events: a few milliseconds of work.
+constexpr std::uint64_t kProgressEvery = 1u << 15;
+
+RunProgress Engine::progress_of(std::uint64_t events, std::uint64_t work_done) const {
+  RunProgress p;
+  p.sim_time = now_;
+  p.events = events;
+  p.work_done = work_done;
+  p.wall_s = seconds_since(started_);
+  return p;
+}
+
+void Engine::sample_before(SimTime t) {
+  while (next_sample_ <= t) {
+    options_.sampler->sample(next_sample_);
+    next_sample_ = next_sample_.saturating_add(options_.sample_interval);
+  }
+}
+
+void Engine::report_local_progress() {
+  next_progress_events_ = stats_.events + kProgressEvery;
+  RunMonitor& monitor = *options_.monitor;
+  RunProgress p = progress_of(stats_.events, monitor.work_done());
+  // With one rank the local numbers are the totals.
+  p.global = transport_.size() == 1;
+  monitor.on_progress(p);
+  if (p.global && monitor.wants_collective_point()) monitor.on_collective_point();
+}
+
 RunStats Engine::run() {
   for (std::size_t i = 0; i < lps_.size(); ++i)
     if (!lps_[i]) throw std::invalid_argument(lp_name(local_ids_[i]) + " is owned by rank " + std::to_string(rank()) +
                                               " but was never installed");
-  const auto started = Clock::now();
+  if (options_.sampler && options_.sample_interval <= SimTime::zero())
+    throw std::invalid_argument("the sampling interval must be positive");
+  started_ = Clock::now();
   double sync_s = 0;
   std::uint64_t windows = 0;
   now_ = SimTime::zero();
   window_end_ = SimTime::zero();
+  next_sample_ = options_.sampler ? options_.sample_interval : SimTime::infinity();
+  RunMonitor* const monitor = options_.monitor;
+  // Several ranks report at window boundaries, with totals; one rank has a single window.
+  next_progress_events_ = monitor && transport_.size() == 1 ? kProgressEvery : ~0ull;
+  // Piggybacked on each window's synchronisation: events, work done, collective wish.
+  std::uint64_t totals[3] = {};
+  const std::span<std::uint64_t> piggyback =
+      monitor && transport_.size() > 1 ? std::span<std::uint64_t>(totals) : std::span<std::uint64_t>();
   for (auto& lp : lps_) {
     running_ = lp->id();
     lp->start();
@@ -180,36 +219,63 @@ RunStats Engine::run() {
   for (;;) {
     SimTime local_next = queue_empty() ? SimTime::infinity() : queue_top().time;
     local_next = std::min(local_next, sent_min_);
+    if (!piggyback.empty()) {
+      totals[0] = stats_.events;
+      totals[1] = monitor->work_done();
+      totals[2] = monitor->wants_collective_point() ? 1 : 0;
+    }
     const auto sync_started = Clock::now();
-    const SimTime global_next = transport_.exchange(outbox_, local_next, inbox_);
+    const SimTime global_next = transport_.exchange(outbox_, local_next, inbox_, piggyback);
     sync_s += seconds_since(sync_started);
     sent_min_ = SimTime::infinity();
     receive(inbox_);
     inbox_.clear();
+    if (!piggyback.empty()) {
+      if (totals[2] > 0) monitor->on_collective_point();
+      RunProgress p = progress_of(totals[0], totals[1]);
+      // Every rank has processed everything before the earliest pending event.
+      if (!global_next.is_infinite()) p.sim_time = global_next;
+      monitor->on_progress(p);
+    }
     if (global_next.is_infinite() || global_next > options_.end_time) break;
     window_end_ = std::min(global_next.saturating_add(lookahead_), stop);
     ++windows;
     if (other_queue_) {
       while (!other_queue_->empty() && other_queue_->top().time < window_end_) {
         const QueueEntry entry = other_queue_->top();
+        if (entry.time >= next_sample_) sample_before(entry.time);
         other_queue_->pop();
         dispatch(entry);
+        if (stats_.events >= next_progress_events_) report_local_progress();
       }
     } else {
       while (!heap_.empty() && heap_.top().time < window_end_) {
         const QueueEntry entry = heap_.top();
+        if (entry.time >= next_sample_) sample_before(entry.time);
         top_taken_ = true;
         dispatch(entry);
         if (top_taken_) {
           heap_.pop();
           top_taken_ = false;
         }
+        if (stats_.events >= next_progress_events_) report_local_progress();
       }
     }
   }
   running_ = kNoLp;
   for (auto& lp : lps_) lp->finish();
-  return collect(seconds_since(started), sync_s, windows);
+  RunStats stats = collect(seconds_since(started_), sync_s, windows);
+  // The last sample covers the interval holding the last event of any rank.
+  if (options_.sampler) sample_before(stats.end_time.saturating_add(options_.sample_interval));
+  if (monitor) {
+    std::uint64_t done[] = {monitor->work_done()};
+    transport_.sum_integers(done);
+    RunProgress p = progress_of(stats.events, done[0]);
+    p.sim_time = stats.end_time;
+    p.wall_s = stats.wall_s;
+    monitor->on_finish(p);
+  }
+  return stats;
 }
 
 RunStats Engine::collect(double wall_s, double sync_s, std::uint64_t windows) {

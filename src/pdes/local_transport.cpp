@@ -12,7 +12,7 @@ class LocalTransport final : public Transport {
   std::uint32_t rank() const override { return 0; }
   std::uint32_t size() const override { return 1; }
   SimTime exchange(std::vector<std::vector<RemoteEvent>>& outbox, SimTime local_next,
-                   std::vector<RemoteEvent>& inbox) override {
+                   std::vector<RemoteEvent>& inbox, std::span<std::uint64_t>) override {
     for (auto& batch : outbox) {
       inbox.insert(inbox.end(), batch.begin(), batch.end());
       batch.clear();

@@ -53,12 +53,14 @@ class MpiTransport final : public Transport {
   std::uint32_t size() const override { return size_; }
 
   SimTime exchange(std::vector<std::vector<RemoteEvent>>& outbox, SimTime local_next,
-                   std::vector<RemoteEvent>& inbox) override {
+                   std::vector<RemoteEvent>& inbox, std::span<std::uint64_t> sums) override {
     // A rank is at most one exchange ahead of another, so two tags keep windows apart.
     const int tag = static_cast<int>(window_++ & 1);
     requests_.clear();
-    std::fill(reduce_.begin(), reduce_.end(), 0);
+    // Layout: earliest time, message count per destination rank, then the caller's sums.
+    reduce_.assign(size_ + 1 + sums.size(), 0);
     reduce_[0] = local_next.picoseconds();
+    for (std::size_t i = 0; i < sums.size(); ++i) reduce_[size_ + 1 + i] = static_cast<std::int64_t>(sums[i]);
     for (std::uint32_t r = 0; r < size_; ++r) {
       const auto& batch = outbox[r];
       for (std::size_t at = 0; at < batch.size(); at += kMaxMessageEvents) {
@@ -83,6 +85,7 @@ class MpiTransport final : public Transport {
     }
     check(MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
     for (auto& batch : outbox) batch.clear();
+    for (std::size_t i = 0; i < sums.size(); ++i) sums[i] = static_cast<std::uint64_t>(reduce_[size_ + 1 + i]);
     return SimTime::ps(reduce_[0]);
   }
 

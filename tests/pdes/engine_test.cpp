@@ -325,7 +325,7 @@ class RankZeroOfTwo final : public Transport {
   std::uint32_t rank() const override { return 0; }
   std::uint32_t size() const override { return 2; }
   SimTime exchange(std::vector<std::vector<RemoteEvent>>& outbox, SimTime local_next,
-                   std::vector<RemoteEvent>& inbox) override {
+                   std::vector<RemoteEvent>& inbox, std::span<std::uint64_t>) override {
     EXPECT_EQ(outbox.size(), 2u);
     EXPECT_TRUE(outbox[0].empty()) << "an event for this rank went through the outbox";
     sent.insert(sent.end(), outbox[1].begin(), outbox[1].end());

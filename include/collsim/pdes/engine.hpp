@@ -7,6 +7,7 @@
 // With one rank there is a single window. Several engines may live in one process (each with
 // its own transport); nothing is global.
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -20,6 +21,7 @@
 #include "collsim/pdes/quaternary_heap.hpp"
 #include "collsim/pdes/logical_process.hpp"
 #include "collsim/pdes/partition.hpp"
+#include "collsim/pdes/run_monitor.hpp"
 #include "collsim/pdes/run_stats.hpp"
 #include "collsim/pdes/transport.hpp"
 
@@ -36,6 +38,10 @@ struct EngineOptions {
   // Events later than this are not processed.
   SimTime end_time = SimTime::infinity();
   QueueKind queue = QueueKind::QuaternaryHeap;
+  // Optional observers, not owned; they must outlive run().
+  RunMonitor* monitor = nullptr;
+  TimeSampler* sampler = nullptr;
+  SimTime sample_interval = SimTime::infinity();  // with a sampler: must be positive
 };
 
 class Engine {
@@ -90,6 +96,10 @@ class Engine {
   const QueueEntry& queue_top() const { return other_queue_ ? other_queue_->top() : heap_.top(); }
   std::size_t queue_size() const { return other_queue_ ? other_queue_->size() : heap_.size(); }
   void receive(const std::vector<RemoteEvent>& inbox);
+  // Observers: called from the loop only when their next point is due.
+  void sample_before(SimTime t);
+  void report_local_progress();
+  RunProgress progress_of(std::uint64_t events, std::uint64_t work_done) const;
   [[noreturn]] void fail(const std::string& message) const;
   RunStats collect(double wall_s, double sync_s, std::uint64_t windows);
 
@@ -117,6 +127,9 @@ class Engine {
   std::vector<std::vector<RemoteEvent>> outbox_;
   std::vector<RemoteEvent> inbox_;
   RankStats stats_;
+  SimTime next_sample_ = SimTime::infinity();
+  std::uint64_t next_progress_events_ = ~0ull;
+  std::chrono::steady_clock::time_point started_;
 };
 
 }  // namespace collsim::pdes

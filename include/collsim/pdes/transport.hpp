@@ -25,8 +25,10 @@ class Transport {
   // are not sent), agrees with all ranks on the earliest time anything is pending anywhere
   // (`local_next` covers this rank's queue and what it just sent), and appends what other
   // ranks sent here to `inbox`. Returns that earliest time. One collective per call.
+  // `sums` (the same length on every rank, usually empty) is summed over all ranks in place:
+  // counters that ride along in the same message.
   virtual SimTime exchange(std::vector<std::vector<RemoteEvent>>& outbox, SimTime local_next,
-                           std::vector<RemoteEvent>& inbox) = 0;
+                           std::vector<RemoteEvent>& inbox, std::span<std::uint64_t> sums) = 0;
 
   // Concatenation of every rank's bytes in rank order, on rank 0; empty elsewhere.
   virtual std::vector<std::byte> gather(std::span<const std::byte> mine) = 0;

@@ -1,0 +1,45 @@
+#pragma once
+// Watching a run from inside the engine loop without slowing it: a monitor hears about
+// progress every few thousand events (one rank) or at window boundaries (several ranks, with
+// totals over all ranks that travel in the window's own synchronisation message), and a
+// sampler is called at regular simulated times.
+
+#include <cstdint>
+
+#include "collsim/pdes/sim_time.hpp"
+
+namespace collsim::pdes {
+
+struct RunProgress {
+  SimTime sim_time;             // simulated time reached
+  std::uint64_t events = 0;     // processed so far
+  std::uint64_t work_done = 0;  // the model's own count (RunMonitor::work_done)
+  double wall_s = 0;            // since run() started
+  bool global = true;           // totals over all ranks; false: this rank only, mid-window
+};
+
+class RunMonitor {
+ public:
+  virtual ~RunMonitor() = default;
+  // This rank's count of what the model finished (GOAL ops, flows), for progress.
+  virtual std::uint64_t work_done() const { return 0; }
+  // On every rank, from the simulation thread. Keep it cheap: it may come every few ms.
+  virtual void on_progress(const RunProgress& progress) = 0;
+  // Asked on every rank at each window boundary (one rank: with each progress call). When any
+  // rank says yes, every rank calls on_collective_point() at the next boundary together, so
+  // it may use the transport collectively there (for example to gather link counters).
+  virtual bool wants_collective_point() { return false; }
+  virtual void on_collective_point() {}
+  // Once on every rank after the last event, before run() returns.
+  virtual void on_finish(const RunProgress&) {}
+};
+
+// Called on every rank at t = interval, 2·interval, ... up to the end of the run, each time
+// before any event at or after t, so it sees the state at the instant t.
+class TimeSampler {
+ public:
+  virtual ~TimeSampler() = default;
+  virtual void sample(SimTime at) = 0;
+};
+
+}  // namespace collsim::pdes
