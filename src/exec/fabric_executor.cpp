@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 #include <stdexcept>
+#include <unordered_map>
 
 #include "goal_host_app.hpp"
 
@@ -26,6 +27,34 @@ std::vector<std::string> gather_lines(pdes::Transport& transport, const std::vec
   return all;
 }
 
+// Every message's start (seen by its sender) joined with its arrival (seen by its receiver),
+// on rank 0.
+std::vector<MessageFlow> gather_flows(pdes::Transport& transport, net::Fabric& fabric) {
+  std::vector<FlowStart> starts;
+  std::vector<FlowArrival> arrivals;
+  for (net::Host* host : fabric.local_hosts()) {
+    const auto& app = static_cast<const GoalHostApp&>(host->app());
+    starts.insert(starts.end(), app.flow_starts().begin(), app.flow_starts().end());
+    arrivals.insert(arrivals.end(), app.flow_arrivals().begin(), app.flow_arrivals().end());
+  }
+  starts = pdes::gather_values(transport, starts);
+  arrivals = pdes::gather_values(transport, arrivals);
+  std::vector<MessageFlow> flows;
+  if (transport.rank() != 0) return flows;
+  std::unordered_map<std::uint64_t, std::int64_t> arrived;  // (src host, flow) -> end
+  arrived.reserve(arrivals.size());
+  for (const FlowArrival& a : arrivals) arrived.emplace((std::uint64_t{a.src_host} << 40) ^ a.flow, a.end_ps);
+  flows.reserve(starts.size());
+  for (const FlowStart& s : starts) {
+    const auto it = arrived.find((std::uint64_t{s.src_host} << 40) ^ s.flow);
+    flows.push_back({s.src_host, s.dst_host, s.bytes, s.start_ps, it == arrived.end() ? -1 : it->second});
+  }
+  std::sort(flows.begin(), flows.end(), [](const MessageFlow& a, const MessageFlow& b) {
+    return a.start_ps != b.start_ps ? a.start_ps < b.start_ps : a.src_host < b.src_host;
+  });
+  return flows;
+}
+
 }  // namespace
 
 FabricRun run_on_fabric(const topo::Topology& topology, const net::FabricParams& fabric_params,
@@ -39,11 +68,22 @@ FabricRun run_on_fabric(const topo::Topology& topology, const net::FabricParams&
     throw std::invalid_argument("the placement is for " + std::to_string(placement.ranks_on.size()) +
                                 " hosts but the topology has " + std::to_string(topology.num_hosts()));
   net::Fabric fabric(topology, fabric_params, transport, options, [&](net::HostIndex h) {
-    return std::make_unique<GoalHostApp>(schedule, placement, host_params, h, run_options.record_op_times);
+    return std::make_unique<GoalHostApp>(schedule, placement, host_params, h, run_options.record_op_times,
+                                         run_options.record_flows);
   });
+  if (options.monitor)
+    options.monitor->set_work_counter([&fabric] {
+      std::uint64_t n = 0;
+      for (net::Host* host : fabric.local_hosts()) n += static_cast<const GoalHostApp&>(host->app()).ops_done();
+      return n;
+    });
   FabricRun run;
   run.stats = fabric.run();
   run.totals = fabric.totals();
+  run.link_samples = fabric.link_samples();
+  run.link_bytes = fabric.link_bytes();
+  // The counter reads this fabric's hosts, which end here.
+  if (options.monitor) options.monitor->set_work_counter({});
 
   std::vector<RankSummary> summaries;
   std::vector<std::string> blocked, unmatched;
@@ -58,6 +98,8 @@ FabricRun run_on_fabric(const topo::Topology& topology, const net::FabricParams&
   blocked = gather_lines(transport, blocked);
   unmatched = gather_lines(transport, unmatched);
   if (run_options.record_op_times) times = pdes::gather_values(transport, times);
+  std::vector<MessageFlow> flows;
+  if (run_options.record_flows) flows = gather_flows(transport, fabric);
 
   RunResult& r = run.result;
   r.events = run.stats.events;
@@ -82,6 +124,7 @@ FabricRun run_on_fabric(const topo::Topology& topology, const net::FabricParams&
               [](const OpTime& a, const OpTime& b) { return a.rank != b.rank ? a.rank < b.rank : a.op < b.op; });
     r.op_times = std::move(times);
   }
+  r.flows = std::move(flows);
   return run;
 }
 

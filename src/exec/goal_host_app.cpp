@@ -8,8 +8,13 @@ using goal::LocalOp;
 using goal::OpKind;
 
 GoalHostApp::GoalHostApp(const goal::Schedule& schedule, const Placement& placement, const PacketHostParams& params,
-                         std::uint32_t host, bool record_op_times)
-    : schedule_(schedule), placement_(placement), params_(params), host_(host), record_(record_op_times) {
+                         std::uint32_t host, bool record_op_times, bool record_flows)
+    : schedule_(schedule),
+      placement_(placement),
+      params_(params),
+      host_(host),
+      record_(record_op_times),
+      record_flows_(record_flows) {
   const auto& on = placement.ranks_on[host];
   ranks_.reserve(on.size());
   for (goal::RankId r : on) {
@@ -166,6 +171,8 @@ void GoalHostApp::matched(net::Host& host, std::uint32_t slot, LocalOp recv, con
 
 void GoalHostApp::on_delivered(net::Host& host, const net::FlowEnd& end) {
   const auto kind = static_cast<Message>(end.label.info >> 14);
+  if (record_flows_ && (kind == Message::Eager || kind == Message::Data))
+    flow_arrivals_.push_back({end.src, end.flow, end.end.picoseconds()});
   const std::uint32_t src_slot = end.label.info & 0x3FFFu;
   const LocalOp op = end.label.op;
   switch (kind) {
@@ -199,11 +206,18 @@ void GoalHostApp::on_delivered(net::Host& host, const net::FlowEnd& end) {
 void GoalHostApp::on_acked(net::Host& host, const net::FlowEnd& end) {
   const auto kind = static_cast<Message>(end.label.info >> 14);
   if (kind != Message::Eager && kind != Message::Data) return;
+  if (record_flows_) flow_starts_.push_back({end.src, end.dst, end.flow, end.bytes, end.start.picoseconds()});
   finish_op(host, end.label.info & 0x3FFFu, end.label.op);
   drain(host);
 }
 
 // --- after the run ------------------------------------------------------------------------
+
+std::uint64_t GoalHostApp::ops_done() const {
+  std::uint64_t n = 0;
+  for (const RankRuntime& rt : ranks_) n += rt.ops_done;
+  return n;
+}
 
 void GoalHostApp::summarise(std::vector<RankSummary>& out) const {
   for (const RankRuntime& rt : ranks_)

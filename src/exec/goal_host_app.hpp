@@ -26,10 +26,25 @@ struct RankSummary {
   std::uint64_t bytes;
 };
 
+// The two halves of a MessageFlow, each seen by one host: joined on (src_host, flow) after
+// the run.
+struct FlowStart {
+  std::uint32_t src_host;
+  std::uint32_t dst_host;
+  std::uint64_t flow;
+  std::uint64_t bytes;
+  std::int64_t start_ps;
+};
+struct FlowArrival {
+  std::uint32_t src_host;
+  std::uint64_t flow;
+  std::int64_t end_ps;
+};
+
 class GoalHostApp final : public net::HostApp {
  public:
   GoalHostApp(const goal::Schedule& schedule, const Placement& placement, const PacketHostParams& params,
-              std::uint32_t host, bool record_op_times);
+              std::uint32_t host, bool record_op_times, bool record_flows = false);
 
   void start(net::Host& host) override;
   void on_timer(net::Host& host, std::uint64_t cookie) override;
@@ -40,6 +55,10 @@ class GoalHostApp final : public net::HostApp {
   void summarise(std::vector<RankSummary>& out) const;
   void report_leftovers(std::vector<std::string>& blocked, std::vector<std::string>& unmatched) const;
   void append_op_times(std::vector<OpTime>& out) const;
+  const std::vector<FlowStart>& flow_starts() const { return flow_starts_; }
+  const std::vector<FlowArrival>& flow_arrivals() const { return flow_arrivals_; }
+  // Ops finished so far on this host, for progress.
+  std::uint64_t ops_done() const;
 
  private:
   // What a flow is, in the two bits above the sender's slot in its label.
@@ -95,6 +114,9 @@ class GoalHostApp final : public net::HostApp {
   const PacketHostParams& params_;
   std::uint32_t host_;
   bool record_;
+  bool record_flows_;
+  std::vector<FlowStart> flow_starts_;
+  std::vector<FlowArrival> flow_arrivals_;
   std::vector<RankRuntime> ranks_;  // by slot
   struct Ready {
     std::uint32_t slot;

@@ -27,8 +27,16 @@ Fabric::Fabric(const topo::Topology& topology, const FabricParams& params, pdes:
   routing_ = std::make_unique<RoutingTable>(topology, owned);
   chooser_ = std::make_unique<PortChooser>(topology, params_, *routing_);
   context_ = std::make_unique<FabricContext>(FabricContext{topology, params_, *routing_, *chooser_});
-  engine_ = std::make_unique<pdes::Engine>(graph, partition, transport,
-                                           pdes::EngineOptions{params_.seed, options.end_time, options.queue});
+  pdes::EngineOptions engine_options{params_.seed, options.end_time, options.queue};
+  engine_options.monitor = options.monitor;
+  sample_interval_ = options.sample_interval;
+  if (!sample_interval_.is_infinite()) {
+    sampler_ = std::make_unique<LinkSampler>(topology);
+    engine_options.sampler = sampler_.get();
+    engine_options.sample_interval = sample_interval_;
+  }
+  if (options.monitor) options.monitor->set_link_meter([this] { return link_bytes(); });
+  engine_ = std::make_unique<pdes::Engine>(graph, partition, transport, engine_options);
   for (pdes::LpId id : engine_->local_lps()) {
     const topo::Node& node = topology.node(id);
     if (node.kind == topo::NodeKind::Host) {
@@ -36,6 +44,10 @@ Fabric::Fabric(const topo::Topology& topology, const FabricParams& params, pdes:
     } else {
       switches_.push_back(&engine_->emplace<Switch>(id, *context_, id));
     }
+  }
+  if (sampler_) {
+    for (const Host* h : hosts_) sampler_->add(*h);
+    for (const Switch* s : switches_) sampler_->add(*s);
   }
 }
 
@@ -121,6 +133,11 @@ std::string Fabric::pfc_deadlock() {
   std::string text;
   for (const auto& [node, port] : cycle) text += topology_.node(node).name + " port " + std::to_string(port) + " -> ";
   return text + topology_.node(cycle.front().first).name + " port " + std::to_string(cycle.front().second);
+}
+
+LinkSamples Fabric::link_samples() {
+  if (!sampler_) return {};
+  return sampler_->gather(transport_, sample_interval_);
 }
 
 std::vector<std::uint64_t> Fabric::link_bytes() {

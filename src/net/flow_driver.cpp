@@ -176,10 +176,20 @@ FlowRun run_flows(const topo::Topology& topology, const FabricParams& params, pd
   Fabric fabric(topology, params, transport, options, [&](HostIndex) {
     return std::make_unique<FlowDriverApp>(flows, by_sender, records);
   });
+  // Work done: flows delivered on this rank (records of kind 0), counted as they come.
+  std::size_t seen = 0;
+  std::uint64_t delivered = 0;
+  if (options.monitor)
+    options.monitor->set_work_counter([&] {
+      for (; seen < records.size(); ++seen) delivered += records[seen].kind == 0 ? 1 : 0;
+      return delivered;
+    });
   FlowRun run;
   run.stats = fabric.run();
+  if (options.monitor) options.monitor->set_work_counter({});
   run.totals = fabric.totals();
   run.link_bytes = fabric.link_bytes();
+  run.link_samples = fabric.link_samples();
   run.pfc_deadlock = fabric.pfc_deadlock();
   const std::vector<Record> all = pdes::gather_values(transport, records);
   if (transport.rank() == 0) {

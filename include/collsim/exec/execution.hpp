@@ -29,6 +29,16 @@ struct OpTime {
   std::int64_t end_ps;
 };
 
+// One message's data through the fabric, from the sender starting it to its last byte
+// arriving (-1: never arrived). Control messages of the rendezvous are not listed.
+struct MessageFlow {
+  std::uint32_t src_host = 0;
+  std::uint32_t dst_host = 0;
+  std::uint64_t bytes = 0;
+  std::int64_t start_ps = 0;
+  std::int64_t end_ps = -1;
+};
+
 struct RunResult {
   bool complete = true;               // every op finished and no message is left over
   std::int64_t makespan_ps = 0;
@@ -43,6 +53,7 @@ struct RunResult {
   std::vector<std::string> blocked;   // one line per op that never finished
   std::vector<std::string> unmatched; // one line per message nobody received
   std::vector<OpTime> op_times;       // when asked for, ordered by rank and op
+  std::vector<MessageFlow> flows;     // when asked for, ordered by start, then source host
 };
 
 // "op 12 (send 1024 b to 3 tag 0 cpu 0 nic 0)"

@@ -11,6 +11,7 @@
 
 #include "collsim/net/fabric_params.hpp"
 #include "collsim/net/host_device.hpp"
+#include "collsim/net/link_sampler.hpp"
 #include "collsim/net/port_chooser.hpp"
 #include "collsim/net/routing_table.hpp"
 #include "collsim/net/switch_device.hpp"
@@ -23,6 +24,10 @@ struct FabricOptions {
   pdes::PartitionMethod partition = pdes::PartitionMethod::Metis;
   pdes::SimTime end_time = pdes::SimTime::infinity();
   pdes::QueueKind queue = pdes::QueueKind::QuaternaryHeap;
+  // Optional: hears progress, and gets a link meter installed (see pdes::RunMonitor).
+  pdes::RunMonitor* monitor = nullptr;
+  // Finite: link bytes and queue occupancy are sampled at this period (see link_samples()).
+  pdes::SimTime sample_interval = pdes::SimTime::infinity();
 };
 
 // Totals over every device of every rank.
@@ -66,6 +71,9 @@ class Fabric {
   // After run(): wire bytes sent on each direction of each link, on rank 0 (collective).
   // Index 2 * link + 0 for the direction a -> b, + 1 for b -> a.
   std::vector<std::uint64_t> link_bytes();
+  // After run(): the link samples asked for by FabricOptions::sample_interval, on rank 0
+  // (collective; empty when not sampling).
+  LinkSamples link_samples();
 
   pdes::Engine& engine() { return *engine_; }
   const topo::Topology& topology() const { return topology_; }
@@ -80,6 +88,8 @@ class Fabric {
   std::unique_ptr<RoutingTable> routing_;
   std::unique_ptr<PortChooser> chooser_;
   std::unique_ptr<FabricContext> context_;
+  std::unique_ptr<LinkSampler> sampler_;
+  pdes::SimTime sample_interval_;
   std::unique_ptr<pdes::Engine> engine_;
   std::vector<Host*> hosts_;
   std::vector<Switch*> switches_;

@@ -47,6 +47,7 @@ struct FlowRun {
   pdes::RunStats stats;
   FabricTotals totals;
   std::vector<std::uint64_t> link_bytes;  // on rank 0: see Fabric::link_bytes()
+  LinkSamples link_samples;               // on rank 0, when FabricOptions::sample_interval is set
   std::string pfc_deadlock;               // on rank 0: see Fabric::pfc_deadlock()
 };
 

@@ -5,6 +5,9 @@
 // sampler is called at regular simulated times.
 
 #include <cstdint>
+#include <functional>
+#include <utility>
+#include <vector>
 
 #include "collsim/pdes/sim_time.hpp"
 
@@ -21,8 +24,14 @@ struct RunProgress {
 class RunMonitor {
  public:
   virtual ~RunMonitor() = default;
-  // This rank's count of what the model finished (GOAL ops, flows), for progress.
-  virtual std::uint64_t work_done() const { return 0; }
+  // This rank's count of what the model finished (GOAL ops, flows), for progress: by default
+  // what the counter installed by the model says.
+  virtual std::uint64_t work_done() const { return count_work_ ? count_work_() : 0; }
+  void set_work_counter(std::function<std::uint64_t()> count) { count_work_ = std::move(count); }
+  // Installed by a network model: wire bytes sent so far per link direction, complete on
+  // rank 0. Collective: call it only from on_collective_point(). Empty if none installed.
+  void set_link_meter(std::function<std::vector<std::uint64_t>()> meter) { link_meter_ = std::move(meter); }
+  std::vector<std::uint64_t> measure_links() const { return link_meter_ ? link_meter_() : std::vector<std::uint64_t>(); }
   // On every rank, from the simulation thread. Keep it cheap: it may come every few ms.
   virtual void on_progress(const RunProgress& progress) = 0;
   // Asked on every rank at each window boundary (one rank: with each progress call). When any
@@ -32,6 +41,10 @@ class RunMonitor {
   virtual void on_collective_point() {}
   // Once on every rank after the last event, before run() returns.
   virtual void on_finish(const RunProgress&) {}
+
+ private:
+  std::function<std::uint64_t()> count_work_;
+  std::function<std::vector<std::uint64_t>()> link_meter_;
 };
 
 // Called on every rank at t = interval, 2·interval, ... up to the end of the run, each time

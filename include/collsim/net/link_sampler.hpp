@@ -1,0 +1,45 @@
+#pragma once
+// Link utilisation and queue occupancy over simulated time: at every sampling instant each
+// rank reads the output ports of the devices it owns (bytes sent since the last sample, bytes
+// queued now); after the run the samples are put together on rank 0.
+
+#include <cstdint>
+#include <vector>
+
+#include "collsim/net/device.hpp"
+#include "collsim/pdes/run_monitor.hpp"
+#include "collsim/pdes/transport.hpp"
+#include "collsim/topo/topology.hpp"
+
+namespace collsim::net {
+
+// Sample k covers [k·interval, (k+1)·interval) and is stamped with its end. Matrices are
+// row-major, one row per sample and one column per link direction (2·link + 0 for a → b,
+// + 1 for b → a, as Fabric::link_bytes()).
+struct LinkSamples {
+  std::int64_t interval_ps = 0;
+  std::vector<std::int64_t> time_ps;       // T
+  std::vector<std::uint64_t> bytes;        // T × D: wire bytes sent during the sample
+  std::vector<std::uint64_t> queue_bytes;  // T × D: bytes queued at the sample's end
+};
+
+class LinkSampler final : public pdes::TimeSampler {
+ public:
+  explicit LinkSampler(const topo::Topology& topology) : topology_(topology) {}
+  // Every device this rank owns, before the run.
+  void add(const Device& device);
+  void sample(pdes::SimTime at) override;
+  // Collective: every rank's samples, combined on rank 0 (empty elsewhere).
+  LinkSamples gather(pdes::Transport& transport, pdes::SimTime interval) const;
+
+ private:
+  const topo::Topology& topology_;
+  std::vector<std::uint64_t> slot_;  // per local port: its link direction
+  std::vector<const OutputPort*> ports_;
+  std::vector<std::uint64_t> last_bytes_;
+  std::vector<std::int64_t> times_;
+  std::vector<std::uint64_t> bytes_;   // T × local ports
+  std::vector<std::uint64_t> queued_;  // T × local ports
+};
+
+}  // namespace collsim::net

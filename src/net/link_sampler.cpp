@@ -1,0 +1,61 @@
+#include "collsim/net/link_sampler.hpp"
+
+#include <stdexcept>
+
+namespace collsim::net {
+
+void LinkSampler::add(const Device& device) {
+  const auto& ports = topology_.ports(device.node());
+  for (std::size_t i = 0; i < ports.size(); ++i) {
+    const topo::Link& l = topology_.link(ports[i].link);
+    slot_.push_back(2ull * ports[i].link + (l.a == device.node() ? 0 : 1));
+    ports_.push_back(&device.ports()[i]);
+    last_bytes_.push_back(device.ports()[i].stats().bytes);
+  }
+}
+
+void LinkSampler::sample(pdes::SimTime at) {
+  times_.push_back(at.picoseconds());
+  for (std::size_t i = 0; i < ports_.size(); ++i) {
+    const std::uint64_t sent = ports_[i]->stats().bytes;
+    bytes_.push_back(sent - last_bytes_[i]);
+    last_bytes_[i] = sent;
+    queued_.push_back(ports_[i]->queued_bytes());
+  }
+}
+
+LinkSamples LinkSampler::gather(pdes::Transport& transport, pdes::SimTime interval) const {
+  const std::uint64_t mine[] = {slot_.size(), times_.size()};
+  const auto shapes = pdes::gather_values(transport, std::span<const std::uint64_t>(mine));
+  const auto slots = pdes::gather_values(transport, slot_);
+  const auto bytes = pdes::gather_values(transport, bytes_);
+  const auto queued = pdes::gather_values(transport, queued_);
+  LinkSamples out;
+  if (transport.rank() != 0) return out;
+  out.interval_ps = interval.picoseconds();
+  out.time_ps = times_;
+  const std::size_t t_count = times_.size();
+  const std::size_t width = 2 * topology_.links().size();
+  out.bytes.assign(t_count * width, 0);
+  out.queue_bytes.assign(t_count * width, 0);
+  // Rank r's block is T × (its port count), row-major, after the blocks of ranks before it.
+  std::size_t port_at = 0;
+  std::size_t value_at = 0;
+  for (std::size_t r = 0; 2 * r < shapes.size(); ++r) {
+    const std::size_t ports = shapes[2 * r];
+    if (shapes[2 * r + 1] != t_count)
+      throw std::logic_error("ranks took different numbers of link samples (" + std::to_string(shapes[2 * r + 1]) +
+                             " and " + std::to_string(t_count) + ")");
+    for (std::size_t t = 0; t < t_count; ++t)
+      for (std::size_t p = 0; p < ports; ++p) {
+        const std::size_t to = t * width + slots[port_at + p];
+        out.bytes[to] = bytes[value_at + t * ports + p];
+        out.queue_bytes[to] = queued[value_at + t * ports + p];
+      }
+    port_at += ports;
+    value_at += t_count * ports;
+  }
+  return out;
+}
+
+}  // namespace collsim::net
