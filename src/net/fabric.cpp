@@ -29,11 +29,10 @@ Fabric::Fabric(const topo::Topology& topology, const FabricParams& params, pdes:
   context_ = std::make_unique<FabricContext>(FabricContext{topology, params_, *routing_, *chooser_});
   pdes::EngineOptions engine_options{params_.seed, options.end_time, options.queue};
   engine_options.monitor = options.monitor;
-  sample_interval_ = options.sample_interval;
-  if (!sample_interval_.is_infinite()) {
-    sampler_ = std::make_unique<LinkSampler>(topology);
+  if (!options.sample_interval.is_infinite()) {
+    sampler_ = std::make_unique<LinkSampler>(topology, options.sample_interval, options.max_samples);
     engine_options.sampler = sampler_.get();
-    engine_options.sample_interval = sample_interval_;
+    engine_options.first_sample = options.sample_interval;
   }
   if (options.monitor) options.monitor->set_link_meter([this] { return link_bytes(); });
   engine_ = std::make_unique<pdes::Engine>(graph, partition, transport, engine_options);
@@ -137,7 +136,7 @@ std::string Fabric::pfc_deadlock() {
 
 LinkSamples Fabric::link_samples() {
   if (!sampler_) return {};
-  return sampler_->gather(transport_, sample_interval_);
+  return sampler_->gather(transport_);
 }
 
 std::vector<std::uint64_t> Fabric::link_bytes() {

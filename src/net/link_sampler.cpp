@@ -4,6 +4,14 @@
 
 namespace collsim::net {
 
+LinkSampler::LinkSampler(const topo::Topology& topology, pdes::SimTime interval, std::size_t max_samples)
+    : topology_(topology), interval_(interval), max_samples_(max_samples) {
+  if (interval <= pdes::SimTime::zero()) throw std::invalid_argument("the link sampling interval must be positive");
+  if (max_samples < 2 || max_samples % 2 != 0)
+    throw std::invalid_argument("the number of link samples kept must be even and at least 2, not " +
+                                std::to_string(max_samples));
+}
+
 void LinkSampler::add(const Device& device) {
   const auto& ports = topology_.ports(device.node());
   for (std::size_t i = 0; i < ports.size(); ++i) {
@@ -14,7 +22,7 @@ void LinkSampler::add(const Device& device) {
   }
 }
 
-void LinkSampler::sample(pdes::SimTime at) {
+pdes::SimTime LinkSampler::sample(pdes::SimTime at) {
   times_.push_back(at.picoseconds());
   for (std::size_t i = 0; i < ports_.size(); ++i) {
     const std::uint64_t sent = ports_[i]->stats().bytes;
@@ -22,9 +30,29 @@ void LinkSampler::sample(pdes::SimTime at) {
     last_bytes_[i] = sent;
     queued_.push_back(ports_[i]->queued_bytes());
   }
+  // Merging now keeps the rows aligned: the last one still ends at `at`, and the next
+  // covers a whole doubled period from there.
+  if (times_.size() == max_samples_) halve();
+  return at.saturating_add(interval_);
 }
 
-LinkSamples LinkSampler::gather(pdes::Transport& transport, pdes::SimTime interval) const {
+void LinkSampler::halve() {
+  const std::size_t width = ports_.size();
+  const std::size_t half = times_.size() / 2;
+  for (std::size_t t = 0; t < half; ++t) {
+    times_[t] = times_[2 * t + 1];
+    for (std::size_t p = 0; p < width; ++p) {
+      bytes_[t * width + p] = bytes_[2 * t * width + p] + bytes_[(2 * t + 1) * width + p];
+      queued_[t * width + p] = queued_[(2 * t + 1) * width + p];
+    }
+  }
+  times_.resize(half);
+  bytes_.resize(half * width);
+  queued_.resize(half * width);
+  interval_ = interval_ + interval_;
+}
+
+LinkSamples LinkSampler::gather(pdes::Transport& transport) const {
   const std::uint64_t mine[] = {slot_.size(), times_.size()};
   const auto shapes = pdes::gather_values(transport, std::span<const std::uint64_t>(mine));
   const auto slots = pdes::gather_values(transport, slot_);
@@ -32,7 +60,7 @@ LinkSamples LinkSampler::gather(pdes::Transport& transport, pdes::SimTime interv
   const auto queued = pdes::gather_values(transport, queued_);
   LinkSamples out;
   if (transport.rank() != 0) return out;
-  out.interval_ps = interval.picoseconds();
+  out.interval_ps = interval_.picoseconds();
   out.time_ps = times_;
   const std::size_t t_count = times_.size();
   const std::size_t width = 2 * topology_.links().size();

@@ -177,8 +177,11 @@ RunProgress Engine::progress_of(std::uint64_t events, std::uint64_t work_done) c
 
 void Engine::sample_before(SimTime t) {
   while (next_sample_ <= t) {
-    options_.sampler->sample(next_sample_);
-    next_sample_ = next_sample_.saturating_add(options_.sample_interval);
+    const SimTime next = options_.sampler->sample(next_sample_);
+    if (next <= next_sample_)
+      fail("a sampler at t=" + format_duration(next_sample_) + " asked to sample next at t=" + format_duration(next) +
+           ", which is not later");
+    next_sample_ = next;
   }
 }
 
@@ -196,14 +199,14 @@ RunStats Engine::run() {
   for (std::size_t i = 0; i < lps_.size(); ++i)
     if (!lps_[i]) throw std::invalid_argument(lp_name(local_ids_[i]) + " is owned by rank " + std::to_string(rank()) +
                                               " but was never installed");
-  if (options_.sampler && options_.sample_interval <= SimTime::zero())
-    throw std::invalid_argument("the sampling interval must be positive");
+  if (options_.sampler && options_.first_sample <= SimTime::zero())
+    throw std::invalid_argument("the first sampling instant must be positive");
   started_ = Clock::now();
   double sync_s = 0;
   std::uint64_t windows = 0;
   now_ = SimTime::zero();
   window_end_ = SimTime::zero();
-  next_sample_ = options_.sampler ? options_.sample_interval : SimTime::infinity();
+  next_sample_ = options_.sampler ? options_.first_sample : SimTime::infinity();
   RunMonitor* const monitor = options_.monitor;
   // Several ranks report at window boundaries, with totals; one rank has a single window.
   next_progress_events_ = monitor && transport_.size() == 1 ? kProgressEvery : ~0ull;
@@ -265,8 +268,11 @@ RunStats Engine::run() {
   running_ = kNoLp;
   for (auto& lp : lps_) lp->finish();
   RunStats stats = collect(seconds_since(started_), sync_s, windows);
-  // The last sample covers the interval holding the last event of any rank.
-  if (options_.sampler) sample_before(stats.end_time.saturating_add(options_.sample_interval));
+  // The last sample closes the interval holding the last event of any rank.
+  if (options_.sampler) {
+    sample_before(stats.end_time);
+    if (!next_sample_.is_infinite()) sample_before(next_sample_);
+  }
   if (monitor) {
     std::uint64_t done[] = {monitor->work_done()};
     transport_.sum_integers(done);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "collsim/pdes/engine.hpp"
+#include "collsim/pdes/simulation_error.hpp"
 #include "pdes_test_util.hpp"
 
 namespace collsim::pdes {
@@ -34,11 +35,16 @@ struct Sample {
   std::uint64_t ticks;
 };
 
+// Samples every `period`; a zero period asks for the same instant again (an error).
 class TickSampler final : public TimeSampler {
  public:
   const Ticker* ticker = nullptr;
+  SimTime period = SimTime::ps(2500);
   std::vector<Sample> samples;
-  void sample(SimTime at) override { samples.push_back({at, ticker->count}); }
+  SimTime sample(SimTime at) override {
+    samples.push_back({at, ticker->count});
+    return at + period;
+  }
 };
 
 class CountingMonitor final : public RunMonitor {
@@ -69,7 +75,7 @@ TEST(TimeSampler, SeesTheStateBeforeEveryEventAtOrAfterTheSamplingInstant) {
   TickSampler sampler;
   EngineOptions options;
   options.sampler = &sampler;
-  options.sample_interval = SimTime::ps(2500);
+  options.first_sample = SimTime::ps(2500);
   Engine engine(one_lp(), {1, {0}}, *transport, options);
   sampler.ticker = &engine.emplace<Ticker>(0, 10);
   engine.run();
@@ -85,15 +91,22 @@ TEST(TimeSampler, SeesTheStateBeforeEveryEventAtOrAfterTheSamplingInstant) {
   }
 }
 
-TEST(TimeSampler, NeedsAPositiveInterval) {
+TEST(TimeSampler, NeedsAPositiveFirstInstantAndInstantsThatMoveOn) {
   auto transport = make_local_transport();
   TickSampler sampler;
   EngineOptions options;
   options.sampler = &sampler;
-  options.sample_interval = SimTime::zero();
+  options.first_sample = SimTime::zero();
+  {
+    Engine engine(one_lp(), {1, {0}}, *transport, options);
+    sampler.ticker = &engine.emplace<Ticker>(0, 10);
+    testing::expect_error<std::invalid_argument>([&] { engine.run(); }, {"first sampling instant must be positive"});
+  }
+  options.first_sample = SimTime::ns(3);
+  sampler.period = SimTime::zero();
   Engine engine(one_lp(), {1, {0}}, *transport, options);
   sampler.ticker = &engine.emplace<Ticker>(0, 10);
-  testing::expect_error<std::invalid_argument>([&] { engine.run(); }, {"interval must be positive"});
+  testing::expect_error<SimulationError>([&] { engine.run(); }, {"asked to sample next at t=3ns", "not later"});
 }
 
 TEST(RunMonitor, HearsGrowingProgressAndTheFinalTotals) {

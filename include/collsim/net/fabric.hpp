@@ -26,8 +26,10 @@ struct FabricOptions {
   pdes::QueueKind queue = pdes::QueueKind::QuaternaryHeap;
   // Optional: hears progress, and gets a link meter installed (see pdes::RunMonitor).
   pdes::RunMonitor* monitor = nullptr;
-  // Finite: link bytes and queue occupancy are sampled at this period (see link_samples()).
+  // Finite: link bytes and queue occupancy are sampled at this period (see link_samples()),
+  // which doubles whenever max_samples are held.
   pdes::SimTime sample_interval = pdes::SimTime::infinity();
+  std::size_t max_samples = 1024;
 };
 
 // Totals over every device of every rank.
@@ -89,7 +91,6 @@ class Fabric {
   std::unique_ptr<PortChooser> chooser_;
   std::unique_ptr<FabricContext> context_;
   std::unique_ptr<LinkSampler> sampler_;
-  pdes::SimTime sample_interval_;
   std::unique_ptr<pdes::Engine> engine_;
   std::vector<Host*> hosts_;
   std::vector<Switch*> switches_;

@@ -2,6 +2,10 @@
 // Link utilisation and queue occupancy over simulated time: at every sampling instant each
 // rank reads the output ports of the devices it owns (bytes sent since the last sample, bytes
 // queued now); after the run the samples are put together on rank 0.
+//
+// Memory stays bounded whatever the run's length: when `max_samples` are held, neighbouring
+// pairs merge (bytes add up, the later queue reading stays) and the period doubles. Every rank
+// does so at the same instants, so their samples line up.
 
 #include <cstdint>
 #include <vector>
@@ -13,7 +17,8 @@
 
 namespace collsim::net {
 
-// Sample k covers [k·interval, (k+1)·interval) and is stamped with its end. Matrices are
+// Sample k covers [k·interval, (k+1)·interval) and is stamped with its end (interval being
+// the final period, after any doubling). Matrices are
 // row-major, one row per sample and one column per link direction (2·link + 0 for a → b,
 // + 1 for b → a, as Fabric::link_bytes()).
 struct LinkSamples {
@@ -25,15 +30,20 @@ struct LinkSamples {
 
 class LinkSampler final : public pdes::TimeSampler {
  public:
-  explicit LinkSampler(const topo::Topology& topology) : topology_(topology) {}
+  // `max_samples` must be even and at least 2.
+  LinkSampler(const topo::Topology& topology, pdes::SimTime interval, std::size_t max_samples);
   // Every device this rank owns, before the run.
   void add(const Device& device);
-  void sample(pdes::SimTime at) override;
+  pdes::SimTime sample(pdes::SimTime at) override;
+  pdes::SimTime interval() const { return interval_; }
   // Collective: every rank's samples, combined on rank 0 (empty elsewhere).
-  LinkSamples gather(pdes::Transport& transport, pdes::SimTime interval) const;
+  LinkSamples gather(pdes::Transport& transport) const;
 
  private:
+  void halve();
   const topo::Topology& topology_;
+  pdes::SimTime interval_;
+  std::size_t max_samples_;
   std::vector<std::uint64_t> slot_;  // per local port: its link direction
   std::vector<const OutputPort*> ports_;
   std::vector<std::uint64_t> last_bytes_;

@@ -41,7 +41,7 @@ struct EngineOptions {
   // Optional observers, not owned; they must outlive run().
   RunMonitor* monitor = nullptr;
   TimeSampler* sampler = nullptr;
-  SimTime sample_interval = SimTime::infinity();  // with a sampler: must be positive
+  SimTime first_sample = SimTime::infinity();  // with a sampler: must be positive
 };
 
 class Engine {

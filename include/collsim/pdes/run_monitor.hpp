@@ -47,12 +47,14 @@ class RunMonitor {
   std::function<std::vector<std::uint64_t>()> link_meter_;
 };
 
-// Called on every rank at t = interval, 2·interval, ... up to the end of the run, each time
-// before any event at or after t, so it sees the state at the instant t.
+// Called on every rank at EngineOptions::first_sample and then at whatever instant each call
+// returns (later than `at`), each time before any event at or after that instant, so that it
+// sees the state at the instant. After the last event one more call closes the interval
+// holding it.
 class TimeSampler {
  public:
   virtual ~TimeSampler() = default;
-  virtual void sample(SimTime at) = 0;
+  virtual SimTime sample(SimTime at) = 0;
 };
 
 }  // namespace collsim::pdes

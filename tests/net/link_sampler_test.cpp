@@ -1,0 +1,94 @@
+// Link samples: bytes per period add up to the link's total, each period holds the packets
+// whose transmission began in it, the period doubles to keep memory bounded, and a
+// bottleneck's queue shows up.
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "fabric_test_util.hpp"
+
+namespace collsim::net {
+namespace {
+
+using testing::chain;
+using testing::gbps;
+using testing::ns;
+
+FlowRun sampled_run(const topo::Topology& t, const std::vector<FlowSpec>& flows, pdes::SimTime interval,
+                    std::size_t max_samples) {
+  auto transport = pdes::make_local_transport();
+  FabricOptions options;
+  options.sample_interval = interval;
+  options.max_samples = max_samples;
+  return run_flows(t, FabricParams{}, *transport, options, flows);
+}
+
+std::uint64_t column_sum(const LinkSamples& s, std::size_t column, std::size_t width) {
+  std::uint64_t sum = 0;
+  for (std::size_t t = 0; t < s.time_ps.size(); ++t) sum += s.bytes[t * width + column];
+  return sum;
+}
+
+TEST(LinkSampler, PeriodsHoldThePacketsThatBeganInThemAndAddUpToTheTotal) {
+  // h0 - s0 - h1 at 100 Gb/s (80 ps per byte), 1 us per link. 1,000,000 B leave h0 as 244
+  // packets of 4160 wire bytes and one of 640, back to back: packet k begins at k x 332.8 ns.
+  const topo::Topology t = chain({ns(1000), ns(1000)}, gbps(100));
+  const auto run = sampled_run(t, {{0, 1, 1'000'000, pdes::SimTime::zero()}}, pdes::SimTime::us(10), 1024);
+  const LinkSamples& s = run.link_samples;
+  const std::size_t width = 4;  // two links, two directions each
+  ASSERT_EQ(s.interval_ps, 10'000'000);
+  ASSERT_FALSE(s.time_ps.empty());
+  ASSERT_EQ(s.bytes.size(), s.time_ps.size() * width);
+  ASSERT_EQ(s.queue_bytes.size(), s.bytes.size());
+  for (std::size_t i = 0; i < s.time_ps.size(); ++i) EXPECT_EQ(s.time_ps[i], static_cast<std::int64_t>(i + 1) * 10'000'000);
+  // [0, 10 us) holds packets 0..30 (30 x 332.8 ns = 9.984 us): 31 x 4160 B.
+  EXPECT_EQ(s.bytes[0], 31u * 4160u);
+  // [10, 20 us): packets 31..60 (60 x 332.8 = 19.968 us): 30 x 4160 B.
+  EXPECT_EQ(s.bytes[width], 30u * 4160u);
+  for (std::size_t column = 0; column < width; ++column)
+    EXPECT_EQ(column_sum(s, column, width), run.link_bytes[column]) << "direction " << column;
+  EXPECT_EQ(run.link_bytes[0], 244u * 4160u + 640u);
+  // The last ACK reaches h0 at 85.6 us (see SingleFlow): the last sample closes [80, 90 us).
+  EXPECT_EQ(s.time_ps.back(), 90'000'000);
+}
+
+TEST(LinkSampler, DoublesThePeriodInsteadOfGrowingPastItsBound) {
+  // As above, sampled every 1 us but keeping at most 4 samples: full at 4 us (period 2 us),
+  // at 8 us (4 us), 16 us (8 us), 32 us (16 us), 64 us (32 us); the run ends at 85.6 us, so
+  // the last sample closes [64, 96 us).
+  const topo::Topology t = chain({ns(1000), ns(1000)}, gbps(100));
+  const auto run = sampled_run(t, {{0, 1, 1'000'000, pdes::SimTime::zero()}}, pdes::SimTime::us(1), 4);
+  const LinkSamples& s = run.link_samples;
+  EXPECT_EQ(s.interval_ps, 32'000'000);
+  EXPECT_EQ(s.time_ps, (std::vector<std::int64_t>{32'000'000, 64'000'000, 96'000'000}));
+  // [0, 32 us) holds packets 0..96 (96 x 332.8 ns = 31.95 us).
+  EXPECT_EQ(s.bytes[0], 97u * 4160u);
+  EXPECT_EQ(column_sum(s, 0, 4), run.link_bytes[0]);
+}
+
+TEST(LinkSampler, ABottleneckQueueFillsAndEmpties) {
+  // Two senders to one receiver through one switch: the switch's port to h2 gets two packets
+  // for each it can send, so its queue grows while both send and is empty at the end.
+  const topo::Topology t = testing::star(3, gbps(100), ns(1000));
+  const auto run = sampled_run(t, {{0, 2, 2'000'000, pdes::SimTime::zero()}, {1, 2, 2'000'000, pdes::SimTime::zero()}},
+                               pdes::SimTime::us(5), 1024);
+  const LinkSamples& s = run.link_samples;
+  const std::size_t width = 6;
+  const std::size_t to_h2 = 2 * 2 + 1;  // link 2 is h2 - s; s -> h2 is its b -> a direction
+  std::uint64_t peak = 0;
+  for (std::size_t i = 0; i < s.time_ps.size(); ++i) peak = std::max(peak, s.queue_bytes[i * width + to_h2]);
+  EXPECT_GT(peak, 10u * 4160u);
+  EXPECT_EQ(s.queue_bytes[(s.time_ps.size() - 1) * width + to_h2], 0u);
+  EXPECT_EQ(column_sum(s, to_h2, width), run.link_bytes[to_h2]);
+}
+
+TEST(LinkSampler, RejectsAnOddOrTinyBound) {
+  const topo::Topology t = chain({ns(1000)}, gbps(100));
+  EXPECT_THROW(LinkSampler(t, pdes::SimTime::us(1), 3), std::invalid_argument);
+  EXPECT_THROW(LinkSampler(t, pdes::SimTime::us(1), 0), std::invalid_argument);
+  EXPECT_THROW(LinkSampler(t, pdes::SimTime::zero(), 8), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace collsim::net
