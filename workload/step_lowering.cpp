@@ -1,5 +1,6 @@
 #include "collsim/workload/step_lowering.hpp"
 
+#include <algorithm>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -38,8 +39,11 @@ class RoleSink final : public coll::RankSink {
  public:
   RoleSink(goal::ScheduleBuilder& builder, LoweredStep& out) : builder_(builder), out_(out) {}
   void set_role(OpRole r) { role_ = r; }
+  // The index the next op of this rank gets.
+  LocalOp next_op() const { return added_; }
   LocalOp add(const goal::Op& op, const coll::Payload&) override {
     const LocalOp i = builder_.add(op);
+    ++added_;
     out_.role.push_back(role_);
     if (op.kind == goal::OpKind::Send && role_ != OpRole::Compute)
       out_.bytes_sent.back()[static_cast<std::size_t>(role_) - 1] += op.size;
@@ -52,7 +56,19 @@ class RoleSink final : public coll::RankSink {
   goal::ScheduleBuilder& builder_;
   LoweredStep& out_;
   OpRole role_ = OpRole::Compute;
+  LocalOp added_ = 0;
 };
+
+const char* stream_name(Stream s) {
+  switch (s) {
+    case Stream::TP: return "tp";
+    case Stream::PP: return "pp";
+    case Stream::DP: return "dp";
+    case Stream::EP: return "ep";
+    case Stream::ExpertDP: return "expert-dp";
+  }
+  return "?";
+}
 
 // The layers of model chunk g (g = chunk × stages + stage) of `chunks` in all: an even split,
 // earlier chunks taking one more when it does not divide.
@@ -158,6 +174,15 @@ class RankProgram {
     }
   }
 
+  std::uint32_t span_name(Stream s, coll::Collective c) {
+    const std::string name = std::string(stream_name(s)) + " " + std::string(coll::to_string(c));
+    auto& names = out_.collective_names;
+    const auto it = std::find(names.begin(), names.end(), name);
+    if (it != names.end()) return static_cast<std::uint32_t>(it - names.begin());
+    names.push_back(name);
+    return static_cast<std::uint32_t>(names.size() - 1);
+  }
+
   static OpRole role_of_stream(Stream s) {
     switch (s) {
       case Stream::TP: return OpRole::TP;
@@ -177,7 +202,10 @@ class RankProgram {
     std::uint32_t me = 0;
     while (pl.group[me] != rank_) ++me;
     sink_.set_role(role_of_stream(s));
-    return coll::emit_member(pl, me, sink_, entry);
+    const LocalOp first = sink_.next_op();
+    std::vector<LocalOp> exits = coll::emit_member(pl, me, sink_, entry);
+    out_.collectives.push_back({rank_, span_name(s, c), first, sink_.next_op()});
+    return exits;
   }
 
   // A collective the compute waits for.

@@ -34,7 +34,8 @@ Fabric::Fabric(const topo::Topology& topology, const FabricParams& params, pdes:
     engine_options.sampler = sampler_.get();
     engine_options.first_sample = options.sample_interval;
   }
-  if (options.monitor) options.monitor->set_link_meter([this] { return link_bytes(); });
+  monitor_ = options.monitor;
+  if (monitor_) monitor_->set_link_meter([this] { return link_bytes(); });
   engine_ = std::make_unique<pdes::Engine>(graph, partition, transport, engine_options);
   for (pdes::LpId id : engine_->local_lps()) {
     const topo::Node& node = topology.node(id);
@@ -50,7 +51,10 @@ Fabric::Fabric(const topo::Topology& topology, const FabricParams& params, pdes:
   }
 }
 
-Fabric::~Fabric() = default;
+Fabric::~Fabric() {
+  // The meter reads this fabric's ports.
+  if (monitor_) monitor_->set_link_meter({});
+}
 
 pdes::RunStats Fabric::run() { return engine_->run(); }
 

@@ -91,6 +91,7 @@ class Fabric {
   std::unique_ptr<PortChooser> chooser_;
   std::unique_ptr<FabricContext> context_;
   std::unique_ptr<LinkSampler> sampler_;
+  pdes::RunMonitor* monitor_ = nullptr;
   std::unique_ptr<pdes::Engine> engine_;
   std::vector<Host*> hosts_;
   std::vector<Switch*> switches_;

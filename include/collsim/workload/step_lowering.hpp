@@ -6,9 +6,11 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "collsim/collectives/system_model.hpp"
+#include "collsim/goal/op_span.hpp"
 #include "collsim/goal/schedule.hpp"
 #include "collsim/workload/workload_spec.hpp"
 
@@ -31,6 +33,9 @@ struct LoweredStep {
   double model_flops = 0;                         // per iteration on all GPUs, without recomputation
   std::uint64_t micro_batches = 0;
   std::uint64_t total_params = 0;
+  // Every rank's part of every collective, in emission order; names like "dp allreduce".
+  std::vector<goal::OpSpan> collectives;
+  std::vector<std::string> collective_names;
 };
 
 // Throws std::invalid_argument for an inconsistent workload (see validate()).

@@ -1,0 +1,30 @@
+#pragma once
+// Options for watching a run and keeping its details, shared by every simulating command:
+// the progress line, the live status endpoint, and the HDF5 results file.
+
+#include <CLI/CLI.hpp>
+#include <cstddef>
+#include <string>
+
+#include "collsim/pdes/sim_time.hpp"
+
+namespace collsim::cli {
+
+struct ObserveCliOptions {
+  bool quiet = false;
+  int status_port = -1;  // -1: no endpoint; 0: any free port
+  std::string status_bind = "127.0.0.1";
+  std::string status_linger = "0s";
+  std::string hdf5;
+  std::string sample_interval = "1us";
+  std::size_t max_samples = 1024;
+
+  // `samples_links`: the command runs the packet fabric, so --sample-interval applies.
+  void add_to(CLI::App& cmd, bool samples_links = true);
+  // Throws CLI::ValidationError naming the option.
+  void check() const;
+  pdes::SimTime sample_period() const;
+  double linger_s() const;
+};
+
+}  // namespace collsim::cli

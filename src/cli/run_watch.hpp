@@ -1,0 +1,70 @@
+#pragma once
+// What a user sees of a run while it runs: a progress line on a terminal (plain lines every
+// few seconds otherwise), and on request the live status endpoint. Installed into the engine
+// as its monitor; only the root rank prints or serves, the others join the collective
+// measurements of links.
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "collsim/pdes/run_monitor.hpp"
+#include "collsim/status/run_status.hpp"
+#include "collsim/topo/topology.hpp"
+#include "observe_options.hpp"
+
+namespace collsim::status {
+class StatusServer;
+}
+
+namespace collsim::cli {
+
+class RunWatch final : public pdes::RunMonitor {
+ public:
+  // `work_name` names what work_done counts ("ops", "flows"), of which there are `work_total`.
+  // `topology` (may be null) names the links of /links/top. Starts the status endpoint on the
+  // root rank when asked, and says where on stderr.
+  RunWatch(const ObserveCliOptions& options, bool is_root, std::uint32_t ranks, const topo::Topology* topology,
+           std::string work_name, std::uint64_t work_total);
+  // Marks the run failed if an exception is on its way out, keeps serving for --status-linger,
+  // then stops the endpoint.
+  ~RunWatch() override;
+  RunWatch(const RunWatch&) = delete;
+  RunWatch& operator=(const RunWatch&) = delete;
+
+  void on_progress(const pdes::RunProgress& p) override;
+  bool wants_collective_point() override;
+  void on_collective_point() override;
+  void on_finish(const pdes::RunProgress& p) override;
+  // For runs that do not go through the engine (LogGOPS mode, validation sweeps): report
+  // progress from outside; `finished` ends the line.
+  void report(const pdes::RunProgress& p, bool finished);
+
+  // The address of the endpoint ("127.0.0.1:41234"), empty when none.
+  std::string status_address() const;
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  void publish(const pdes::RunProgress& p, const char* state);
+  void print(const pdes::RunProgress& p, bool last);
+
+  ObserveCliOptions options_;
+  bool is_root_;
+  std::uint32_t ranks_;
+  const topo::Topology* topology_;
+  std::string work_name_;
+  std::uint64_t work_total_;
+  bool tty_;
+  int exceptions_at_start_;
+  status::StatusBoard board_;
+  std::unique_ptr<status::StatusServer> server_;
+  pdes::RunProgress last_;
+  Clock::time_point last_print_{};
+  Clock::time_point last_publish_{};
+  Clock::time_point last_links_{};
+  bool printed_line_ = false;
+  bool finished_ = false;
+};
+
+}  // namespace collsim::cli
