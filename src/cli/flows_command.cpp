@@ -11,8 +11,16 @@
 #include "collsim/common/input_error.hpp"
 #include "collsim/net/flow_driver.hpp"
 #include "collsim/topo/loader.hpp"
+#include "collsim/out/run_results.hpp"
 #include "fabric_options.hpp"
+#include "observe_options.hpp"
 #include "parallel_context.hpp"
+#include "run_record.hpp"
+#include "run_watch.hpp"
+
+#ifndef COLLSIM_VERSION
+#define COLLSIM_VERSION "unknown"
+#endif
 
 namespace collsim::cli {
 
@@ -27,6 +35,7 @@ struct FlowsOptions {
   std::string fct_file;
   bool json = false;
   FabricCliOptions fabric;
+  ObserveCliOptions observe;
 };
 
 // Nearest-rank percentile of sorted values.
@@ -126,11 +135,41 @@ void report(const FlowsOptions& o, const topo::Topology& t, const net::FabricPar
   }
 }
 
+// --hdf5: flows with their completion times, links and link samples.
+void write_hdf5(const FlowsOptions& o, const topo::Topology& t, const net::FlowRun& run) {
+  out::RunResults r;
+  r.attributes["version"] = COLLSIM_VERSION;
+  r.attributes["command"] = invocation();
+  r.attributes["configuration"] =
+      nlohmann::json{{"topology", o.topology}, {"flows", o.flows_file}, {"pattern", o.pattern}, {"bytes", o.bytes},
+                     {"fan_in", o.fan_in}, {"fabric_params_file", o.fabric.params_file}, {"fabric_set", o.fabric.set},
+                     {"cc", o.fabric.cc}, {"routing", o.fabric.routing}, {"lossy", o.fabric.lossy},
+                     {"seed", o.fabric.seed}, {"sample_interval", o.observe.sample_interval},
+                     {"max_samples", o.observe.max_samples}}
+          .dump();
+  for (const topo::Link& l : t.links()) {
+    const auto bps = static_cast<std::uint64_t>(l.bandwidth.bps());
+    r.links.push_back({t.node(l.a).name, t.node(l.b).name, bps});
+    r.links.push_back({t.node(l.b).name, t.node(l.a).name, bps});
+  }
+  r.link_bytes_total = run.link_bytes;
+  r.samples = run.link_samples;
+  for (const net::FlowOutcome& f : run.flows)
+    r.flows.push_back({f.spec.src, f.spec.dst, f.spec.bytes, f.spec.start.picoseconds(),
+                       f.delivered.is_infinite() ? -1 : f.delivered.picoseconds()});
+  out::write_run_results_hdf5(o.observe.hdf5, r);
+}
+
 void run_flows_command(const FlowsOptions& o) {
+  o.observe.check();
   if (o.flows_file.empty() == o.pattern.empty())
     throw CLI::ValidationError("--flows/--pattern", "give exactly one of --flows FILE and --pattern NAME");
   const net::FabricParams params = o.fabric.params();
-  const net::FabricOptions options = o.fabric.options();
+  net::FabricOptions options = o.fabric.options();
+  if (!o.observe.hdf5.empty()) {
+    options.sample_interval = o.observe.sample_period();
+    options.max_samples = o.observe.max_samples;
+  }
   std::optional<net::FlowPattern> pattern;
   if (!o.pattern.empty()) {
     pattern = net::flow_pattern_from_name(o.pattern);
@@ -146,8 +185,13 @@ void run_flows_command(const FlowsOptions& o) {
     const std::vector<net::FlowSpec> flows =
         pattern ? net::make_flow_pattern(*pattern, t.num_hosts(), *bytes, params.seed, std::min(o.fan_in, t.num_hosts() - 1))
                 : net::read_flow_csv(o.flows_file, t.num_hosts());
-    const net::FlowRun run = net::run_flows(t, params, parallel.transport(), options, flows);
-    if (parallel.is_root()) report(o, t, params, run);
+    RunWatch watch(o.observe, parallel.is_root(), parallel.transport().size(), &t, "flows", flows.size());
+    net::FabricOptions watched = options;
+    watched.monitor = &watch;
+    const net::FlowRun run = net::run_flows(t, params, parallel.transport(), watched, flows);
+    if (!parallel.is_root()) return;
+    if (!o.observe.hdf5.empty()) write_hdf5(o, t, run);
+    report(o, t, params, run);
   });
   if (rc != 0) throw CLI::RuntimeError(rc);
 }
@@ -165,6 +209,7 @@ void add_flows_command(CLI::App& app) {
   cmd->add_option("--fct", o->fct_file, "Write every flow's FCT to this CSV file");
   cmd->add_flag("--json", o->json, "Print one JSON object");
   o->fabric.add_to(*cmd);
+  o->observe.add_to(*cmd);
   cmd->callback([o] { run_flows_command(*o); });
 }
 

@@ -15,12 +15,14 @@
 #include "workload_command.hpp"
 #include "validate_command.hpp"
 #include "calibrate_command.hpp"
+#include "run_record.hpp"
 
 #ifndef COLLSIM_VERSION
 #define COLLSIM_VERSION "unknown"
 #endif
 
 int main(int argc, char** argv) {
+  collsim::cli::remember_invocation(argc, argv);
   CLI::App app{"collsim: a parallel packet-level simulator for the collective communication of DNN training"};
   app.set_version_flag("--version", COLLSIM_VERSION);
   app.require_subcommand(1);

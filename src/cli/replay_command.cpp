@@ -156,13 +156,14 @@ void run_replay_command(const ReplayOptions& o) {
       const auto format = goal::format_from_extension(o.emit_goal);
       goal::save_schedule(lowered.schedule, o.emit_goal, format.value_or(goal::ScheduleFormat::Text));
     }
-    const std::optional<exec::FabricRun> run = simulate_schedule(sim, t, lowered.schedule, parallel);
+    const auto watch = watch_simulation(sim, parallel, t, lowered.schedule);
+    const std::optional<exec::FabricRun> run = simulate_schedule(sim, t, lowered.schedule, parallel, watch.get());
     if (!run) return;
     complete = run->result.complete;
     const std::vector<CollectiveTime> times = collective_times(lowered, run->result);
     nlohmann::json j = run_summary_json(sim, t, lowered.schedule, program.description, *run);
     j["collectives"] = collectives_json(lowered, times);
-    write_run_files(sim, lowered.schedule, *run, j);
+    write_run_files(sim, t, lowered.schedule, *run, j);
     if (sim.json) {
       std::cout << j.dump(2) << std::endl;
     } else {

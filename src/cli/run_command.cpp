@@ -24,6 +24,7 @@ struct RunOptions {
 struct Loaded {
   goal::Schedule schedule;
   std::string description;
+  bool one_collective = false;  // lowered from --coll: every rank's ops are its part of it
 };
 
 Loaded load_or_generate(const RunOptions& o, const topo::Topology& t) {
@@ -31,10 +32,20 @@ Loaded load_or_generate(const RunOptions& o, const topo::Topology& t) {
   CollectiveCliOptions c = o.collective;
   if (c.ranks == 0 && c.group.empty()) c.ranks = t.num_hosts();
   const coll::Plan plan = c.plan();
-  return {coll::generate(plan), std::string(coll::to_string(plan.collective)) + " " + plan.algorithm + " (" +
-                                    std::string(coll::to_string(plan.protocol)) + ", " + std::to_string(plan.channels) +
-                                    " channel(s)) of " + format_byte_size(plan.bytes) + " on " + std::to_string(plan.n) +
-                                    " ranks"};
+  return {coll::generate(plan),
+          std::string(coll::to_string(plan.collective)) + " " + plan.algorithm + " (" +
+              std::string(coll::to_string(plan.protocol)) + ", " + std::to_string(plan.channels) + " channel(s)) of " +
+              format_byte_size(plan.bytes) + " on " + std::to_string(plan.n) + " ranks",
+          true};
+}
+
+ScheduleAnnotations annotations_of(const Loaded& loaded) {
+  ScheduleAnnotations a;
+  if (!loaded.one_collective) return a;
+  a.span_names.push_back(loaded.description);
+  for (goal::RankId r = 0; r < loaded.schedule.num_ranks(); ++r)
+    a.spans.push_back({r, 0, 0, loaded.schedule.rank(r).num_ops()});
+  return a;
 }
 
 void run_run_command(const RunOptions& o) {
@@ -47,11 +58,12 @@ void run_run_command(const RunOptions& o) {
   const int rc = parallel.guarded([&] {
     const topo::Topology t = o.sim.topology.empty() ? topo::Topology{} : topo::load_topology(o.sim.topology);
     const Loaded loaded = load_or_generate(o, t);
-    const std::optional<exec::FabricRun> run = simulate_schedule(o.sim, t, loaded.schedule, parallel);
+    const auto watch = watch_simulation(o.sim, parallel, t, loaded.schedule);
+    const std::optional<exec::FabricRun> run = simulate_schedule(o.sim, t, loaded.schedule, parallel, watch.get());
     if (!run) return;
     complete = run->result.complete;
     const nlohmann::json j = run_summary_json(o.sim, t, loaded.schedule, loaded.description, *run);
-    write_run_files(o.sim, loaded.schedule, *run, j);
+    write_run_files(o.sim, t, loaded.schedule, *run, j, annotations_of(loaded));
     if (o.sim.json) {
       std::cout << j.dump(2) << std::endl;
     } else {

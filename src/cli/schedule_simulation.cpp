@@ -8,6 +8,7 @@
 #include "collsim/common/units.hpp"
 #include "collsim/exec/loggops_simulator.hpp"
 #include "collsim/out/op_times_file.hpp"
+#include "collsim/out/run_results.hpp"
 #include "duration_option.hpp"
 
 namespace collsim::cli {
@@ -193,31 +194,68 @@ void report_incomplete(const exec::RunResult& r) {
 }
 
 
+std::unique_ptr<RunWatch> watch_simulation(const SimulationCliOptions& o, ParallelContext& parallel,
+                                           const topo::Topology& topology, const goal::Schedule& schedule) {
+  return std::make_unique<RunWatch>(o.observe, parallel.is_root(), parallel.transport().size(),
+                                    o.network == "packet" ? &topology : nullptr, "ops", schedule.num_ops());
+}
+
 std::optional<exec::FabricRun> simulate_schedule(const SimulationCliOptions& o, const topo::Topology& topology,
-                                                 const goal::Schedule& schedule, ParallelContext& parallel) {
-  const bool record = o.record_op_times || !o.ops.empty();
+                                                 const goal::Schedule& schedule, ParallelContext& parallel,
+                                                 RunWatch* watch) {
+  const bool keep = !o.observe.hdf5.empty();
+  const bool record = o.record_op_times || !o.ops.empty() || keep;
   if (o.network == "loggops") {
     const exec::LogGOPSParams params = loggops_params(o);
     if (!parallel.is_root()) return std::nullopt;
-    return run_loggops(schedule, params, record);
+    exec::FabricRun run = run_loggops(schedule, params, record);
+    if (watch) {
+      pdes::RunProgress p;
+      p.sim_time = pdes::SimTime::ps(run.result.makespan_ps);
+      p.events = run.result.events;
+      p.work_done = run.result.ops_completed;
+      p.wall_s = run.result.wall_s;
+      watch->report(p, true);
+    }
+    return run;
   }
   const exec::Placement placement = place(o, schedule.num_ranks(), topology.num_hosts());
   exec::FabricRunOptions run_options;
   run_options.record_op_times = record;
-  exec::FabricRun run = exec::run_on_fabric(topology, o.fabric.params(), parallel.transport(), o.fabric.options(),
+  run_options.record_flows = keep;
+  net::FabricOptions fabric_options = o.fabric.options();
+  fabric_options.monitor = watch;
+  if (keep) {
+    fabric_options.sample_interval = o.observe.sample_period();
+    fabric_options.max_samples = o.observe.max_samples;
+  }
+  exec::FabricRun run = exec::run_on_fabric(topology, o.fabric.params(), parallel.transport(), fabric_options,
                                             schedule, placement, host_params(o), run_options);
   if (!parallel.is_root()) return std::nullopt;
   return run;
 }
 
-void write_run_files(const SimulationCliOptions& o, const goal::Schedule& schedule, const exec::FabricRun& run,
-                     const nlohmann::json& summary) {
+void write_run_files(const SimulationCliOptions& o, const topo::Topology& topology, const goal::Schedule& schedule,
+                     const exec::FabricRun& run, const nlohmann::json& summary,
+                     const ScheduleAnnotations& annotations) {
   if (!o.summary.empty()) {
     std::ofstream out(o.summary);
     out << summary.dump(2) << "\n";
     if (!out) throw std::runtime_error("cannot write " + o.summary);
   }
   if (!o.ops.empty()) out::write_op_times_hdf5(o.ops, schedule, run.result.op_times);
+  if (!o.observe.hdf5.empty()) {
+    nlohmann::json configuration = {
+        {"topology", o.topology},        {"network", o.network},     {"placement", o.placement_name()},
+        {"placement_seed", o.placement_seed}, {"host_set", o.host_set}, {"loggops_set", o.loggops_set},
+        {"fabric_params_file", o.fabric.params_file}, {"fabric_set", o.fabric.set}, {"cc", o.fabric.cc},
+        {"routing", o.fabric.routing}, {"lossy", o.fabric.lossy},  {"seed", o.fabric.seed},
+        {"sample_interval", o.observe.sample_interval}, {"max_samples", o.observe.max_samples},
+        {"summary", summary}};
+    out::write_run_results_hdf5(
+        o.observe.hdf5,
+        results_of(o.network == "packet" ? &topology : nullptr, schedule, run, annotations, configuration));
+  }
 }
 
 void SimulationCliOptions::add_to(CLI::App& cmd) {
@@ -233,6 +271,7 @@ void SimulationCliOptions::add_to(CLI::App& cmd) {
   cmd.add_option("--summary", summary, "Write the JSON summary to this file");
   cmd.add_option("--ops", ops, "Write every op's start and end time to this HDF5 file");
   fabric.add_to(cmd);
+  observe.add_to(cmd);
 }
 
 void SimulationCliOptions::check(bool topology_needed) const {
@@ -244,6 +283,7 @@ void SimulationCliOptions::check(bool topology_needed) const {
   (void)fabric.params();
   (void)fabric.options();
   (void)host_params(*this);
+  observe.check();
 }
 
 }  // namespace collsim::cli

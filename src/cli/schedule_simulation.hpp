@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,7 +15,10 @@
 #include "collsim/goal/schedule.hpp"
 #include "collsim/topo/topology.hpp"
 #include "fabric_options.hpp"
+#include "observe_options.hpp"
 #include "parallel_context.hpp"
+#include "run_record.hpp"
+#include "run_watch.hpp"
 
 namespace collsim::cli {
 
@@ -31,6 +35,7 @@ struct SimulationCliOptions {
   std::string ops;
   bool record_op_times = false;          // also without --ops (a command that reads the times)
   FabricCliOptions fabric;
+  ObserveCliOptions observe;
 
   void add_to(CLI::App& cmd);
   // Checks what can be checked before anything is loaded; throws CLI::ValidationError.
@@ -39,10 +44,17 @@ struct SimulationCliOptions {
   std::string placement_name() const { return placement_file.empty() ? placement : placement_file; }
 };
 
+// The progress line and status endpoint of one simulation of `schedule`; keep it until the
+// command's output is written (it may linger for --status-linger when destroyed).
+std::unique_ptr<RunWatch> watch_simulation(const SimulationCliOptions& o, ParallelContext& parallel,
+                                           const topo::Topology& topology, const goal::Schedule& schedule);
+
 // Simulates `schedule` (on `topology` in packet mode) on every rank of `parallel`. Returns the
-// run on the root rank, nothing elsewhere. Op times are recorded for --ops or record_op_times.
+// run on the root rank, nothing elsewhere. Op times are recorded for --ops, --hdf5 or
+// record_op_times; flows and link samples for --hdf5. `watch` (optional) hears progress.
 std::optional<exec::FabricRun> simulate_schedule(const SimulationCliOptions& o, const topo::Topology& topology,
-                                                 const goal::Schedule& schedule, ParallelContext& parallel);
+                                                 const goal::Schedule& schedule, ParallelContext& parallel,
+                                                 RunWatch* watch = nullptr);
 
 // The summary keys every simulating command reports; commands add their own.
 nlohmann::json run_summary_json(const SimulationCliOptions& o, const topo::Topology& t, const goal::Schedule& schedule,
@@ -52,8 +64,10 @@ void print_run_human(const SimulationCliOptions& o, const topo::Topology& t, con
                      const std::string& description, const exec::FabricRun& run);
 // Blocked ops and unmatched messages on stderr.
 void report_incomplete(const exec::RunResult& r);
-// --summary (the given JSON) and --ops (HDF5 op times).
-void write_run_files(const SimulationCliOptions& o, const goal::Schedule& schedule, const exec::FabricRun& run,
-                     const nlohmann::json& summary);
+// --summary (the given JSON), --ops (HDF5 op times) and --hdf5 (everything recorded, with
+// what the command knows of its schedule).
+void write_run_files(const SimulationCliOptions& o, const topo::Topology& topology, const goal::Schedule& schedule,
+                     const exec::FabricRun& run, const nlohmann::json& summary,
+                     const ScheduleAnnotations& annotations = {});
 
 }  // namespace collsim::cli

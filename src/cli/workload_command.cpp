@@ -165,7 +165,8 @@ void run_workload_command(WorkloadOptions& o) {
                   << (o.output.empty() ? "" : ", written to " + o.output) << "\n";
     }
     if (!simulate) return;
-    const std::optional<exec::FabricRun> run = simulate_schedule(o.sim, t, step.schedule, parallel);
+    const auto watch = watch_simulation(o.sim, parallel, t, step.schedule);
+    const std::optional<exec::FabricRun> run = simulate_schedule(o.sim, t, step.schedule, parallel, watch.get());
     if (!run) return;
     complete = run->result.complete;
     std::vector<std::int64_t> start(step.schedule.num_ops(), -1), end(step.schedule.num_ops(), -1);
@@ -177,7 +178,13 @@ void run_workload_command(WorkloadOptions& o) {
     const workload::StepReport report = workload::analyse_step(w, step, start, end, run->result.rank_finish_ps);
     nlohmann::json j = run_summary_json(o.sim, t, step.schedule, description, *run);
     j.update(report_json(w, step, report));
-    write_run_files(o.sim, step.schedule, *run, j);
+    ScheduleAnnotations annotations;
+    annotations.spans = step.collectives;
+    annotations.span_names = step.collective_names;
+    annotations.op_role.reserve(step.role.size());
+    for (const workload::OpRole r : step.role) annotations.op_role.push_back(static_cast<std::uint8_t>(r));
+    annotations.role_names = {"compute", "tp", "pp", "dp", "ep"};
+    write_run_files(o.sim, t, step.schedule, *run, j, annotations);
     if (o.sim.json) {
       std::cout << j.dump(2) << std::endl;
     } else {

@@ -10,6 +10,7 @@
 
 #include "collsim/exec/execution.hpp"
 #include "collsim/goal/schedule.hpp"
+#include "collsim/net/link_sampler.hpp"
 
 namespace collsim::out {
 
@@ -20,24 +21,10 @@ struct LinkDirection {
   std::uint64_t bandwidth_bps = 0;
 };
 
-// Samples at regular simulated times: sample k covers [k·interval, (k+1)·interval) and is
-// stamped with its end time. Matrices are row-major, one row per sample, one column per entry
-// of RunResults::links.
-struct LinkSamples {
-  std::int64_t interval_ps = 0;
-  std::vector<std::int64_t> time_ps;        // T: end of each sample
-  std::vector<std::uint64_t> bytes;         // T × D: wire bytes sent during the sample
-  std::vector<std::uint64_t> queue_bytes;   // T × D: bytes queued at the port at the sample's end
-};
-
-// One message through the fabric, from the sender starting it to its last byte arriving.
-struct FlowRecord {
-  std::uint32_t src_host = 0;
-  std::uint32_t dst_host = 0;
-  std::uint64_t bytes = 0;
-  std::int64_t start_ps = 0;
-  std::int64_t end_ps = -1;  // -1: never delivered
-};
+// Link samples (see net::LinkSamples: T rows of D = links.size() columns, row-major) and
+// message flows (see exec::MessageFlow) as the run produced them.
+using LinkSamples = net::LinkSamples;
+using FlowRecord = exec::MessageFlow;
 
 // One rank's part of one collective (or one phase of a workload).
 struct CollectiveRecord {

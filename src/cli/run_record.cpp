@@ -1,0 +1,80 @@
+#include "run_record.hpp"
+
+#include <algorithm>
+
+#ifndef COLLSIM_VERSION
+#define COLLSIM_VERSION "unknown"
+#endif
+
+namespace collsim::cli {
+namespace {
+std::string& stored_invocation() {
+  static std::string text = "collsim";
+  return text;
+}
+}  // namespace
+
+void remember_invocation(int argc, char** argv) {
+  std::string text;
+  for (int i = 0; i < argc; ++i) {
+    if (i > 0) text += ' ';
+    text += argv[i];
+  }
+  stored_invocation() = text;
+}
+
+const std::string& invocation() { return stored_invocation(); }
+
+std::vector<out::CollectiveRecord> collective_records(const goal::Schedule& schedule,
+                                                      const std::vector<exec::OpTime>& times,
+                                                      const std::vector<goal::OpSpan>& spans) {
+  std::vector<out::CollectiveRecord> records;
+  if (spans.empty() || times.empty()) return records;
+  std::vector<std::int64_t> start(schedule.num_ops(), -1), end(schedule.num_ops(), -1);
+  for (const exec::OpTime& t : times) {
+    const std::uint64_t g = schedule.rank(t.rank).first_global_op() + t.op;
+    start[g] = t.start_ps;
+    end[g] = t.end_ps;
+  }
+  records.reserve(spans.size());
+  for (const goal::OpSpan& s : spans) {
+    out::CollectiveRecord r{s.rank, s.name, -1, -1};
+    const std::uint64_t base = schedule.rank(s.rank).first_global_op();
+    for (goal::LocalOp op = s.first; op < s.end; ++op) {
+      const std::int64_t a = start[base + op], b = end[base + op];
+      if (a >= 0 && (r.start_ps < 0 || a < r.start_ps)) r.start_ps = a;
+      if (b >= 0) r.end_ps = std::max(r.end_ps, b);
+    }
+    records.push_back(r);
+  }
+  return records;
+}
+
+out::RunResults results_of(const topo::Topology* topology, const goal::Schedule& schedule, const exec::FabricRun& run,
+                           const ScheduleAnnotations& annotations, const nlohmann::json& configuration) {
+  out::RunResults r;
+  r.attributes["version"] = COLLSIM_VERSION;
+  r.attributes["command"] = invocation();
+  r.attributes["configuration"] = configuration.dump();
+  r.schedule = &schedule;
+  r.op_times = run.result.op_times;
+  if (annotations.op_role.size() == schedule.num_ops()) {
+    r.op_role = annotations.op_role;
+    r.role_names = annotations.role_names;
+  }
+  if (topology != nullptr && !run.link_bytes.empty()) {
+    for (const topo::Link& l : topology->links()) {
+      const auto bps = static_cast<std::uint64_t>(l.bandwidth.bps());
+      r.links.push_back({topology->node(l.a).name, topology->node(l.b).name, bps});
+      r.links.push_back({topology->node(l.b).name, topology->node(l.a).name, bps});
+    }
+    r.link_bytes_total = run.link_bytes;
+    r.samples = run.link_samples;
+  }
+  r.flows = run.result.flows;
+  r.collective_names = annotations.span_names;
+  r.collectives = collective_records(schedule, run.result.op_times, annotations.spans);
+  return r;
+}
+
+}  // namespace collsim::cli

@@ -1,0 +1,39 @@
+#pragma once
+// The HDF5 record of a run (--hdf5): what the run measured, put together with what the
+// command knows about its schedule (which ops form which collective, what role each op has).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "collsim/exec/fabric_executor.hpp"
+#include "collsim/goal/op_span.hpp"
+#include "collsim/goal/schedule.hpp"
+#include "collsim/out/run_results.hpp"
+#include "collsim/topo/topology.hpp"
+
+namespace collsim::cli {
+
+struct ScheduleAnnotations {
+  std::vector<goal::OpSpan> spans;  // one rank's part of one collective each
+  std::vector<std::string> span_names;
+  std::vector<std::uint8_t> op_role;  // per global op, into role_names; may be empty
+  std::vector<std::string> role_names;
+};
+
+// The command line as given, for the record.
+void remember_invocation(int argc, char** argv);
+const std::string& invocation();
+
+// `topology` is null in loggops mode (no links). `configuration` goes in as JSON text.
+out::RunResults results_of(const topo::Topology* topology, const goal::Schedule& schedule, const exec::FabricRun& run,
+                           const ScheduleAnnotations& annotations, const nlohmann::json& configuration);
+
+// Start and end of each span, from the op times (-1 where none of its ops started or ended).
+std::vector<out::CollectiveRecord> collective_records(const goal::Schedule& schedule,
+                                                      const std::vector<exec::OpTime>& times,
+                                                      const std::vector<goal::OpSpan>& spans);
+
+}  // namespace collsim::cli
