@@ -11,8 +11,8 @@ namespace collsim::status {
 namespace {
 
 // Link names come from topology files: replace rather than throw on invalid UTF-8.
-std::string dump(const nlohmann::json& json) {
-  return json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+std::string dump(const nlohmann::ordered_json& json) {
+  return json.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
 StatusReply fail(unsigned code, std::string_view message) { return {code, error_body(message)}; }
@@ -39,7 +39,7 @@ std::vector<QueryParam> split_query(std::string_view query) {
 StatusReply status_reply(const StatusBoard& board, std::string_view query) {
   if (!query.empty()) return fail(400, "/status takes no query parameters");
   const RunStatus s = board.status();
-  const nlohmann::json json = {
+  const nlohmann::ordered_json json = {
       {"sim_time_ps", s.sim_time_ps}, {"events", s.events},   {"events_per_s", s.events_per_s},
       {"ops_completed", s.ops_completed}, {"ops_total", s.ops_total}, {"ranks", s.ranks},
       {"wall_s", s.wall_s},           {"state", s.state}};
@@ -73,11 +73,11 @@ StatusReply top_links_reply(StatusBoard& board, std::string_view query) {
   board.request_links();
   std::int64_t as_of = -1;
   const auto links = board.top_links(n, &as_of);
-  nlohmann::json list = nlohmann::json::array();
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const auto& link : links) {
     list.push_back({{"link", link.link}, {"bytes", link.bytes}, {"utilisation", link.utilisation}});
   }
-  nlohmann::json json = {{"as_of_sim_time_ps", nullptr}, {"links", std::move(list)}};
+  nlohmann::ordered_json json = {{"as_of_sim_time_ps", nullptr}, {"links", std::move(list)}};
   if (as_of >= 0) json["as_of_sim_time_ps"] = as_of;
   return {200, dump(json)};
 }
@@ -85,7 +85,7 @@ StatusReply top_links_reply(StatusBoard& board, std::string_view query) {
 }  // namespace
 
 std::string error_body(std::string_view message) {
-  return dump(nlohmann::json{{"error", std::string(message)}});
+  return dump(nlohmann::ordered_json{{"error", std::string(message)}});
 }
 
 StatusReply answer(StatusBoard& board, std::string_view method, std::string_view target) {
