@@ -62,6 +62,18 @@ TEST(StatusServer, PicksAFreePortAndSaysWhere) {
   EXPECT_EQ(server.address(), "127.0.0.1:" + std::to_string(server.port()));
 }
 
+// IPv6 addresses are bracketed so that "host:port" stays unambiguous.
+TEST(StatusServer, ListensOnIpv6Loopback) {
+  StatusBoard board;
+  std::unique_ptr<StatusServer> server;
+  try {
+    server = std::make_unique<StatusServer>(board, "::1");
+  } catch (const std::runtime_error& e) {
+    GTEST_SKIP() << "no IPv6 loopback here: " << e.what();
+  }
+  EXPECT_EQ(server->address(), "[::1]:" + std::to_string(server->port()));
+}
+
 TEST(StatusServer, AnswersStatusWhileTheSimulationPublishes) {
   StatusBoard board;
   const StatusServer server(board);
