@@ -13,6 +13,10 @@ namespace {
 // Everything that can be wrong with the results themselves is found before the file is
 // created, so that a bad call never truncates an existing file.
 void check(const RunResults& r) {
+  for (const char* reserved : {kFormatAttribute, "format_version"}) {
+    if (r.attributes.contains(reserved))
+      throw std::invalid_argument(std::string("attribute '") + reserved + "' is reserved for the file format");
+  }
   if (!r.op_times.empty() && r.schedule == nullptr)
     throw std::invalid_argument("op times need RunResults::schedule for their kinds, peers and sizes");
   if (!r.link_bytes_total.empty() && r.link_bytes_total.size() != r.links.size())
@@ -79,6 +83,7 @@ void write_collectives(const h5::Node& root, const RunResults& r) {
 }
 
 void write_parts(const h5::Node& file, const RunResults& r) {
+  write_format_marker(file);
   for (const auto& [name, value] : r.attributes) h5::set_attribute(file, name, value);
   if (!r.op_times.empty()) write_ops_group(file, *r.schedule, r.op_times, r.op_role, r.role_names);
   if (!r.links.empty()) write_links(file, r);

@@ -26,6 +26,7 @@ TEST(OpTimesFile, WritesOneRowPerOpTime) {
     EXPECT_EQ(f.read<std::int64_t>("/ops/start_ps"), (std::vector<std::int64_t>{0, 500'000, 0, 1'600'000}));
     EXPECT_EQ(f.read<std::int64_t>("/ops/end_ps"),
               (std::vector<std::int64_t>{500'000, 1'500'000, 1'600'000, 1'700'000}));
+    EXPECT_EQ(f.string_attribute("/", "format"), "collsim-results");
     EXPECT_FALSE(f.exists("/ops/role"));
     EXPECT_FALSE(f.exists("/links"));
   }

@@ -41,6 +41,8 @@ TEST_F(RunResultsFile, RootAttributesAreTheGivenStrings) {
   EXPECT_EQ(f.string_attribute("/", "version"), "0.1.0");
   EXPECT_EQ(f.string_attribute("/", "command"), "collsim run --ranks 2");
   EXPECT_EQ(f.string_attribute("/", "configuration"), "{\"seed\": 1}");
+  EXPECT_EQ(f.string_attribute("/", "format"), "collsim-results");
+  EXPECT_EQ(f.int_attribute("/", "format_version"), 1);
 }
 
 TEST_F(RunResultsFile, AConfigurationLargerThanAnAttributeHeaderFits) {
@@ -227,6 +229,8 @@ TEST_F(RunResultsFile, OtherInconsistenciesSayWhatIsWrong) {
     }
     return std::string("no error");
   };
+  EXPECT_EQ(message([](RunResults& r) { r.attributes["format"] = "mine"; }),
+            "attribute 'format' is reserved for the file format");
   EXPECT_EQ(message([](RunResults& r) { r.schedule = nullptr; }),
             "op times need RunResults::schedule for their kinds, peers and sizes");
   EXPECT_EQ(message([](RunResults& r) { r.op_times.push_back({0, 7, 0, 1}); }), "op time for rank 0 op 7 is not in the schedule");
