@@ -1,7 +1,8 @@
 #pragma once
 // Per-op start and end times of a run, as HDF5: one row per op, columns as datasets
-// /ops/rank, /ops/op, /ops/kind (1 send, 2 recv, 3 calc), /ops/start_ps, /ops/end_ps
-// (-1 for an op that never started or ended). h5py reads them as NumPy arrays.
+// /ops/rank, /ops/op, /ops/kind (1 send, 2 recv, 3 calc), /ops/peer, /ops/bytes, /ops/cpu,
+// /ops/start_ps, /ops/end_ps (-1 for an op that never started or ended): the /ops group of
+// the `--hdf5` layout (README, "HDF5 results"). h5py reads them as NumPy arrays.
 
 #include <string>
 #include <vector>
