@@ -1,5 +1,6 @@
 #include "collsim/net/link_sampler.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace collsim::net {
@@ -25,10 +26,19 @@ void LinkSampler::add(const Device& device) {
 pdes::SimTime LinkSampler::sample(pdes::SimTime at) {
   times_.push_back(at.picoseconds());
   for (std::size_t i = 0; i < ports_.size(); ++i) {
-    const std::uint64_t sent = ports_[i]->stats().bytes;
+    const OutputPort& port = *ports_[i];
+    // A port counts a packet's bytes when it starts sending it; the part still to go out at
+    // `at` belongs to the next sample, so that a busy link reads as exactly its line rate.
+    std::uint64_t sent = port.stats().bytes;
+    if (port.busy_until() > at) {
+      const double unsent = static_cast<double>((port.busy_until() - at).picoseconds()) *
+                            static_cast<double>(port.wire().bandwidth.bps()) / 8e12;
+      sent -= std::min(sent, static_cast<std::uint64_t>(unsent));
+    }
+    sent = std::max(sent, last_bytes_[i]);
     bytes_.push_back(sent - last_bytes_[i]);
     last_bytes_[i] = sent;
-    queued_.push_back(ports_[i]->queued_bytes());
+    queued_.push_back(port.queued_bytes());
   }
   // Merging now keeps the rows aligned: the last one still ends at `at`, and the next
   // covers a whole doubled period from there.

@@ -1,6 +1,6 @@
-// Link samples: bytes per period add up to the link's total, each period holds the packets
-// whose transmission began in it, the period doubles to keep memory bounded, and a
-// bottleneck's queue shows up.
+// Link samples: bytes per period add up to the link's total, each period holds the bits that
+// went on the wire in it, the period doubles to keep memory bounded, and a bottleneck's queue
+// shows up.
 
 #include <gtest/gtest.h>
 
@@ -30,7 +30,7 @@ std::uint64_t column_sum(const LinkSamples& s, std::size_t column, std::size_t w
   return sum;
 }
 
-TEST(LinkSampler, PeriodsHoldThePacketsThatBeganInThemAndAddUpToTheTotal) {
+TEST(LinkSampler, PeriodsHoldTheBitsSentInThemAndAddUpToTheTotal) {
   // h0 - s0 - h1 at 100 Gb/s (80 ps per byte), 1 us per link. 1,000,000 B leave h0 as 244
   // packets of 4160 wire bytes and one of 640, back to back: packet k begins at k x 332.8 ns.
   const topo::Topology t = chain({ns(1000), ns(1000)}, gbps(100));
@@ -42,10 +42,11 @@ TEST(LinkSampler, PeriodsHoldThePacketsThatBeganInThemAndAddUpToTheTotal) {
   ASSERT_EQ(s.bytes.size(), s.time_ps.size() * width);
   ASSERT_EQ(s.queue_bytes.size(), s.bytes.size());
   for (std::size_t i = 0; i < s.time_ps.size(); ++i) EXPECT_EQ(s.time_ps[i], static_cast<std::int64_t>(i + 1) * 10'000'000);
-  // [0, 10 us) holds packets 0..30 (30 x 332.8 ns = 9.984 us): 31 x 4160 B.
-  EXPECT_EQ(s.bytes[0], 31u * 4160u);
-  // [10, 20 us): packets 31..60 (60 x 332.8 = 19.968 us): 30 x 4160 B.
-  EXPECT_EQ(s.bytes[width], 30u * 4160u);
+  // The sender's link is busy from 0 to 81.25 us, so each full period holds 10 us at
+  // 12.5 B/ns = 125,000 B, although packets straddle the boundaries (packet 30 goes out from
+  // 9.984 to 10.3168 us: 16 ns of it, 200 B, in the first period).
+  EXPECT_EQ(s.bytes[0], 125'000u);
+  EXPECT_EQ(s.bytes[width], 125'000u);
   for (std::size_t column = 0; column < width; ++column)
     EXPECT_EQ(column_sum(s, column, width), run.link_bytes[column]) << "direction " << column;
   EXPECT_EQ(run.link_bytes[0], 244u * 4160u + 640u);
@@ -62,8 +63,8 @@ TEST(LinkSampler, DoublesThePeriodInsteadOfGrowingPastItsBound) {
   const LinkSamples& s = run.link_samples;
   EXPECT_EQ(s.interval_ps, 32'000'000);
   EXPECT_EQ(s.time_ps, (std::vector<std::int64_t>{32'000'000, 64'000'000, 96'000'000}));
-  // [0, 32 us) holds packets 0..96 (96 x 332.8 ns = 31.95 us).
-  EXPECT_EQ(s.bytes[0], 97u * 4160u);
+  // [0, 32 us) at line rate: 32 us x 12.5 B/ns.
+  EXPECT_EQ(s.bytes[0], 400'000u);
   EXPECT_EQ(column_sum(s, 0, 4), run.link_bytes[0]);
 }
 
