@@ -6,6 +6,8 @@ namespace collsim::cli {
 
 void ObserveCliOptions::add_to(CLI::App& cmd, bool samples_links) {
   cmd.add_flag("--quiet", quiet, "No progress line (nor periodic progress lines when stderr is not a terminal)");
+  cmd.add_option("--progress-every", progress_every,
+                 "Wall time between progress lines (default 0.25s on a terminal, 10s otherwise)");
   cmd.add_option("--status-port", status_port,
                  "Serve live status over HTTP on this port (0: any free port, printed on stderr): GET /status, "
                  "GET /links/top?n=K");
@@ -28,6 +30,12 @@ void ObserveCliOptions::check() const {
   if (max_samples < 2 || max_samples % 2 != 0)
     throw CLI::ValidationError("--max-samples", "must be even and at least 2");
   (void)linger_s();
+  (void)progress_every_s(false);
+}
+
+double ObserveCliOptions::progress_every_s(bool terminal) const {
+  if (progress_every.empty()) return terminal ? 0.25 : 10.0;
+  return static_cast<double>(parse_duration_option("--progress-every", progress_every).picoseconds()) / 1e12;
 }
 
 pdes::SimTime ObserveCliOptions::sample_period() const { return parse_duration_option("--sample-interval", sample_interval); }

@@ -12,6 +12,7 @@ namespace collsim::cli {
 
 struct ObserveCliOptions {
   bool quiet = false;
+  std::string progress_every;  // wall time between progress lines; empty: by terminal or not
   int status_port = -1;  // -1: no endpoint; 0: any free port
   std::string status_bind = "127.0.0.1";
   std::string status_linger = "0s";
@@ -25,6 +26,8 @@ struct ObserveCliOptions {
   void check() const;
   pdes::SimTime sample_period() const;
   double linger_s() const;
+  // Seconds between progress lines: --progress-every, else 0.25 on a terminal, 10 otherwise.
+  double progress_every_s(bool terminal) const;
 };
 
 }  // namespace collsim::cli

@@ -14,9 +14,6 @@
 namespace collsim::cli {
 namespace {
 
-// A terminal line is redrawn this often; without a terminal a plain line is written this often.
-constexpr double kLineEvery_s = 0.25;
-constexpr double kLogEvery_s = 10;
 constexpr double kPublishEvery_s = 0.1;
 // Measuring links is a pass over every port (and a gather under MPI): not more often than this.
 constexpr double kLinksEvery_s = 0.5;
@@ -55,6 +52,7 @@ RunWatch::RunWatch(const ObserveCliOptions& options, bool is_root, std::uint32_t
       work_name_(std::move(work_name)),
       work_total_(work_total),
       tty_(isatty(STDERR_FILENO) == 1),
+      print_every_s_(options.progress_every_s(tty_)),
       exceptions_at_start_(std::uncaught_exceptions()) {
   last_print_ = last_publish_ = Clock::now();
   if (is_root_) {
@@ -124,7 +122,7 @@ void RunWatch::on_progress(const pdes::RunProgress& p) {
     publish(p, "running");
   }
   if (options_.quiet) return;
-  if (since(last_print_, now) >= (tty_ ? kLineEvery_s : kLogEvery_s)) {
+  if (since(last_print_, now) >= print_every_s_) {
     last_print_ = now;
     print(p, false);
   }

@@ -56,6 +56,7 @@ class RunWatch final : public pdes::RunMonitor {
   std::string work_name_;
   std::uint64_t work_total_;
   bool tty_;
+  double print_every_s_;
   int exceptions_at_start_;
   status::StatusBoard board_;
   std::unique_ptr<status::StatusServer> server_;
