@@ -71,9 +71,11 @@ exec::LogGOPSParams loggops_params(const SimulationCliOptions& o) {
 }
 
 // The message-level mode: LogGOPSim's model, sequential, on the first rank only.
-exec::FabricRun run_loggops(const goal::Schedule& schedule, const exec::LogGOPSParams& params, bool record) {
+exec::FabricRun run_loggops(const goal::Schedule& schedule, const exec::LogGOPSParams& params, bool record,
+                            pdes::RunMonitor* monitor) {
   exec::LogGOPSOptions options;
   options.record_op_times = record;
+  options.monitor = monitor;
   const auto t0 = std::chrono::steady_clock::now();
   const exec::LogGOPSResult l = exec::simulate_loggops(schedule, params, options);
   exec::FabricRun run;
@@ -208,16 +210,7 @@ std::optional<exec::FabricRun> simulate_schedule(const SimulationCliOptions& o, 
   if (o.network == "loggops") {
     const exec::LogGOPSParams params = loggops_params(o);
     if (!parallel.is_root()) return std::nullopt;
-    exec::FabricRun run = run_loggops(schedule, params, record);
-    if (watch) {
-      pdes::RunProgress p;
-      p.sim_time = pdes::SimTime::ps(run.result.makespan_ps);
-      p.events = run.result.events;
-      p.work_done = run.result.ops_completed;
-      p.wall_s = run.result.wall_s;
-      watch->report(p, true);
-    }
-    return run;
+    return run_loggops(schedule, params, record, watch);
   }
   const exec::Placement placement = place(o, schedule.num_ranks(), topology.num_hosts());
   exec::FabricRunOptions run_options;

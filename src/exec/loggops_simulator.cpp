@@ -1,6 +1,7 @@
 #include "collsim/exec/loggops_simulator.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <stdexcept>
 #include <tuple>
 
@@ -109,9 +110,15 @@ class LogGOPSRun {
     // Every op without prerequisites is queued at time 0, rank by rank.
     for (RankId r = 0; r < num_ranks_; ++r) trackers_[r].for_initially_ready(Ready{this, r});
     queue_ready();
+    const auto started = std::chrono::steady_clock::now();
+    std::uint64_t next_report = monitor_ ? kReportEvery : ~0ull;
     while (!events_.empty()) {
       const Event e = events_.pop();
       ++result_.events;
+      if (result_.events >= next_report) {
+        next_report += kReportEvery;
+        monitor_->on_progress(progress(e.time, started));
+      }
       if ((e.op & kMessageBit) != 0) {
         take_message(e);
       } else {
@@ -123,7 +130,9 @@ class LogGOPSRun {
       }
       queue_ready();
     }
-    return report();
+    LogGOPSResult out = report();
+    if (monitor_) monitor_->on_finish(progress(out.makespan, started));
+    return out;
   }
 
  private:
@@ -286,7 +295,19 @@ class LogGOPSRun {
   const goal::Schedule& schedule_;
   const goal::ScheduleColumns& c_;
   const LogGOPSParams p_;
+  // Progress: simulated ns shown as ps, ops completed as the work done.
+  static constexpr std::uint64_t kReportEvery = 1u << 16;
+  pdes::RunProgress progress(std::uint64_t time_ns, std::chrono::steady_clock::time_point started) const {
+    pdes::RunProgress p;
+    p.sim_time = pdes::SimTime::ns(static_cast<std::int64_t>(time_ns));
+    p.events = result_.events;
+    p.work_done = result_.ops_completed;
+    p.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return p;
+  }
+
   const LogGOPSOptions options_;
+  pdes::RunMonitor* const monitor_ = options_.monitor;
   const RankId num_ranks_;
   unsigned num_cpus_ = 1, num_nics_ = 1;
   std::vector<OpInfo> ops_;  // by global op

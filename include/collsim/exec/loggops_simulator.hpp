@@ -46,6 +46,7 @@
 
 #include "collsim/exec/loggops_params.hpp"
 #include "collsim/goal/schedule.hpp"
+#include "collsim/pdes/run_monitor.hpp"
 
 namespace collsim::exec {
 
@@ -53,6 +54,9 @@ struct LogGOPSOptions {
   bool record_op_times = false;  // fill LogGOPSResult::op_start / op_end
   // Cap on the ops listed in LogGOPSResult::blocked (num_blocked always counts them all).
   std::size_t max_reported_blocked = std::numeric_limits<std::size_t>::max();
+  // Hears progress every 2^16 events and once at the end (work = ops completed; simulated
+  // times in ns as ps × 1000). Not owned.
+  pdes::RunMonitor* monitor = nullptr;
 };
 
 // An op or message time that was never reached.
