@@ -4,7 +4,7 @@
 
 namespace collsim::cli {
 
-void ObserveCliOptions::add_to(CLI::App& cmd, bool samples_links) {
+void ObserveCliOptions::add_to(CLI::App& cmd, bool samples_links, bool keeps_results) {
   cmd.add_flag("--quiet", quiet, "No progress line (nor periodic progress lines when stderr is not a terminal)");
   cmd.add_option("--progress-every", progress_every,
                  "Wall time between progress lines (default 0.25s on a terminal, 10s otherwise)");
@@ -15,8 +15,9 @@ void ObserveCliOptions::add_to(CLI::App& cmd, bool samples_links) {
   cmd.add_option("--status-linger", status_linger,
                  "Keep answering on the status endpoint this long after the run ends (e.g. 30s)")
       ->capture_default_str();
-  cmd.add_option("--hdf5", hdf5, "Write the run's details to this HDF5 file (ops, flows, link samples; see README)");
-  if (samples_links) {
+  if (keeps_results)
+    cmd.add_option("--hdf5", hdf5, "Write the run's details to this HDF5 file (ops, flows, link samples; see README)");
+  if (samples_links && keeps_results) {
     cmd.add_option("--sample-interval", sample_interval,
                    "Simulated period of the link and queue samples in --hdf5 (doubles when --max-samples are held)")
         ->capture_default_str();

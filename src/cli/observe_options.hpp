@@ -20,8 +20,9 @@ struct ObserveCliOptions {
   std::string sample_interval = "1us";
   std::size_t max_samples = 1024;
 
-  // `samples_links`: the command runs the packet fabric, so --sample-interval applies.
-  void add_to(CLI::App& cmd, bool samples_links = true);
+  // `samples_links`: the command runs the packet fabric, so --sample-interval applies;
+  // `keeps_results`: it has results for --hdf5.
+  void add_to(CLI::App& cmd, bool samples_links = true, bool keeps_results = true);
   // Throws CLI::ValidationError naming the option.
   void check() const;
   pdes::SimTime sample_period() const;

@@ -153,13 +153,19 @@ void RunWatch::on_collective_point() {
   board_.publish_links(std::move(loads), last_.sim_time.picoseconds());
 }
 
-void RunWatch::on_finish(const pdes::RunProgress& p) { report(p, true); }
+void RunWatch::advance(std::uint64_t work, std::uint64_t events) {
+  swept_.work_done += work;
+  swept_.events += events;
+  swept_.wall_s = since(started_, Clock::now());
+  on_progress(swept_);
+}
 
-void RunWatch::report(const pdes::RunProgress& p, bool finished) {
-  if (!finished) {
-    on_progress(p);
-    return;
-  }
+void RunWatch::finish() {
+  swept_.wall_s = since(started_, Clock::now());
+  on_finish(swept_);
+}
+
+void RunWatch::on_finish(const pdes::RunProgress& p) {
   last_ = p;
   // A last measurement of links for /links/top, now that nothing moves (every rank decides
   // alike: the option is the same everywhere).

@@ -37,9 +37,10 @@ class RunWatch final : public pdes::RunMonitor {
   bool wants_collective_point() override;
   void on_collective_point() override;
   void on_finish(const pdes::RunProgress& p) override;
-  // For runs that do not go through the engine (LogGOPS mode, validation sweeps): report
-  // progress from outside; `finished` ends the line.
-  void report(const pdes::RunProgress& p, bool finished);
+  // For work that does not go through one engine run (a validation sweep of many small
+  // simulations): `work` more done, `events` more processed; finish() ends the line.
+  void advance(std::uint64_t work, std::uint64_t events);
+  void finish();
 
   // The address of the endpoint ("127.0.0.1:41234"), empty when none.
   std::string status_address() const;
@@ -48,6 +49,8 @@ class RunWatch final : public pdes::RunMonitor {
   using Clock = std::chrono::steady_clock;
   void publish(const pdes::RunProgress& p, const char* state);
   void print(const pdes::RunProgress& p, bool last);
+  pdes::RunProgress swept_;  // what advance() added up
+  Clock::time_point started_ = Clock::now();
 
   ObserveCliOptions options_;
   bool is_root_;

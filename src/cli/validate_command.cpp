@@ -61,14 +61,19 @@ void run_validate(ValidateOptions o) {
   ParallelContext parallel;
   std::vector<RunValidation> results;
   const int rc = parallel.guarded([&] {
+    std::uint64_t rows = 0;
+    for (std::size_t i = 0; i < log.runs.size(); ++i)
+      if (o.run < 0 || static_cast<std::size_t>(o.run) == i) rows += log.runs[i].rows.size();
+    RunWatch watch(o.sim.observe, parallel.is_root(), parallel.transport().size(), nullptr, "sizes", rows);
     for (std::size_t i = 0; i < log.runs.size(); ++i) {
       if (o.run >= 0 && static_cast<std::size_t>(o.run) != i) continue;
       const ValidationSetup setup = resolve_setup(log.runs[i], o.request);
-      RunValidation v = validate_run(log.runs[i], i, setup, o.request, o.sim, parallel);
+      RunValidation v = validate_run(log.runs[i], i, setup, o.request, o.sim, parallel, &watch);
       if (!parallel.is_root()) continue;
       if (!o.json) print_validation_human(log, v);
       results.push_back(std::move(v));
     }
+    watch.finish();
     if (!parallel.is_root()) return;
     const nlohmann::json j = validation_json(log, results);
     if (o.json) std::cout << j.dump(2) << std::endl;
@@ -110,6 +115,7 @@ void add_validate_command(CLI::App& app) {
   cmd->add_flag("--json", o->json, "Print the comparison as JSON");
   cmd->add_option("--plot", o->plot, "Draw measured vs simulated busbw over size to this PNG (python3-matplotlib)");
   o->sim.fabric.add_to(*cmd);
+  o->sim.observe.add_to(*cmd, false, false);
   cmd->callback([o] { run_validate(*o); });
 }
 

@@ -205,7 +205,8 @@ ValidationSetup resolve_setup(const validation::TestRun& run, const ValidationRe
 }
 
 RunValidation validate_run(const validation::TestRun& log_run, std::size_t run_index, const ValidationSetup& setup,
-                           const ValidationRequest& request, const SimulationCliOptions& base, ParallelContext& parallel) {
+                           const ValidationRequest& request, const SimulationCliOptions& base, ParallelContext& parallel,
+                           RunWatch* watch) {
   if (request.algorithm == "nvls" && !nvls_possible(setup))
     throw CLI::ValidationError("--algo", "nvls is emulated only for allreduce on one node of a preset with NVLS (" +
                                              setup.preset.name + ", " + std::to_string(setup.nodes) + " node(s))");
@@ -263,10 +264,19 @@ RunValidation validate_run(const validation::TestRun& log_run, std::size_t run_i
                          describe(lowered.plan)};
     }
     cache[key] = result;
+    if (watch) watch->advance(0, sim ? sim->stats.events : 0);
     return result;
   };
   const std::uint64_t cap = largest_simulated_size(setup, request);
+  // Progress counts rows of the log, compared or skipped.
+  struct RowDone {
+    RunWatch* watch;
+    ~RowDone() {
+      if (watch) watch->advance(1, 0);
+    }
+  };
   for (const validation::ResultRow& row : run.rows) {
+    const RowDone done{watch};
     const auto& m = setup.in_place ? row.in_place : row.out_of_place;
     const std::string size = std::to_string(row.size) + " B";
     if (!m) {

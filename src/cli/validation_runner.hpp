@@ -66,6 +66,7 @@ ValidationSetup resolve_setup(const validation::TestRun& run, const ValidationRe
 
 // Simulates every size of the run; on non-root MPI ranks the result holds no sizes.
 RunValidation validate_run(const validation::TestRun& run, std::size_t run_index, const ValidationSetup& setup,
-                           const ValidationRequest& request, const SimulationCliOptions& base, ParallelContext& parallel);
+                           const ValidationRequest& request, const SimulationCliOptions& base, ParallelContext& parallel,
+                           RunWatch* watch = nullptr);
 
 }  // namespace collsim::cli
