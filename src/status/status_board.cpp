@@ -1,7 +1,6 @@
 #include "collsim/status/run_status.hpp"
 
 #include <algorithm>
-#include <utility>
 
 namespace collsim::status {
 
@@ -12,7 +11,8 @@ void StatusBoard::publish(const RunStatus& status) {
 
 void StatusBoard::publish_links(std::vector<LinkLoad> links, std::int64_t sim_time_ps) {
   std::lock_guard lock(mutex_);
-  links_ = std::move(links);
+  // The old list goes out with the parameter, freed after the lock is released.
+  links_.swap(links);
   links_time_ps_ = sim_time_ps;
   links_requested_ = false;
 }

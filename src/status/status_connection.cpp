@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -43,43 +45,42 @@ StatusConnection::StatusConnection(boost::asio::ip::tcp::socket socket, StatusBo
 StatusConnection::~StatusConnection() { --open_connections_; }
 
 void StatusConnection::start() {
-  parser_.emplace();
-  parser_->header_limit(static_cast<std::uint32_t>(std::min<std::size_t>(limits_.max_header_bytes, UINT32_MAX)));
+  parser_.header_limit(
+      static_cast<std::uint32_t>(std::min<std::size_t>(limits_.max_header_bytes, std::numeric_limits<std::uint32_t>::max())));
   stream_.expires_after(limits_.request_timeout);
-  http::async_read(stream_, buffer_, *parser_,
+  http::async_read(stream_, buffer_, parser_,
                    [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
 }
 
 void StatusConnection::on_read(beast::error_code ec) {
   if (ec == http::error::header_limit || ec == http::error::buffer_overflow) {
-    reply(431, error_body("request header larger than " + std::to_string(limits_.max_header_bytes) + " bytes"),
-          false, false);
+    reply(431, error_body("request header larger than " + std::to_string(limits_.max_header_bytes) + " bytes"));
     return;
   }
   if (ec == http::error::unexpected_body || ec == http::error::body_limit) {
-    reply(400, error_body("a status request has no body"), false, false);
+    reply(400, error_body("a status request has no body"));
     return;
   }
   if (ec && is_parse_error(ec) && ec != http::error::end_of_stream) {
-    reply(400, error_body("malformed HTTP request: " + ec.message()), false, false);
+    reply(400, error_body("malformed HTTP request: " + ec.message()));
     return;
   }
   // Timed out, or the client went away: nobody to answer.
   if (ec) return;
 
-  const auto& request = parser_->get();
+  const auto& request = parser_.get();
   const bool head_only = request.method() == http::verb::head;
   auto [code, body] = answer(board_, std::string_view(request.method_string().data(), request.method_string().size()),
                              std::string_view(request.target().data(), request.target().size()));
-  reply(code, std::move(body), head_only, code == 405);
+  reply(code, std::move(body), head_only);
 }
 
-void StatusConnection::reply(unsigned code, std::string body, bool head_only, bool allow_header) {
+void StatusConnection::reply(unsigned code, std::string body, bool head_only) {
   response_.result(code);
   response_.version(11);
   response_.set(http::field::content_type, "application/json");
   response_.set(http::field::cache_control, "no-store");
-  if (allow_header) response_.set(http::field::allow, "GET, HEAD");
+  if (code == 405) response_.set(http::field::allow, "GET, HEAD");
   response_.keep_alive(false);
   const auto length = body.size();
   if (!head_only) response_.body() = std::move(body);

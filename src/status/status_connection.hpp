@@ -5,7 +5,6 @@
 #include <array>
 #include <cstddef>
 #include <memory>
-#include <optional>
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
@@ -34,13 +33,14 @@ class StatusConnection : public std::enable_shared_from_this<StatusConnection> {
 
  private:
   void on_read(boost::beast::error_code ec);
-  void reply(unsigned code, std::string body, bool head_only, bool allow_header);
+  // HEAD gets the headers of the GET answer only; 405 says which methods there are.
+  void reply(unsigned code, std::string body, bool head_only = false);
   void on_written(boost::beast::error_code ec);
   void drain();
 
   boost::beast::tcp_stream stream_;
   boost::beast::flat_buffer buffer_;
-  std::optional<boost::beast::http::request_parser<boost::beast::http::empty_body>> parser_;
+  boost::beast::http::request_parser<boost::beast::http::empty_body> parser_;
   boost::beast::http::response<boost::beast::http::string_body> response_;
   StatusBoard& board_;
   const ServerLimits& limits_;

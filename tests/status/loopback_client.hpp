@@ -30,8 +30,10 @@ inline tcp::endpoint loopback(std::uint16_t port) {
   return {boost::asio::ip::make_address("127.0.0.1"), port};
 }
 
-// Sends `request` and reads until the server closes or `deadline` passes.
-inline RawExchange exchange(std::uint16_t port, std::string_view request, std::chrono::milliseconds deadline = 3s) {
+// Sends `request` and reads until the server closes or `deadline` passes. With `then_close_send`
+// the client says it has nothing more to send, so an unfinished request ends rather than waits.
+inline RawExchange exchange(std::uint16_t port, std::string_view request, std::chrono::milliseconds deadline = 3s,
+                            bool then_close_send = false) {
   boost::asio::io_context io;
   tcp::socket socket(io);
   RawExchange result;
@@ -50,7 +52,12 @@ inline RawExchange exchange(std::uint16_t port, std::string_view request, std::c
     if (ec) return;
     read_more();  // read while writing: the server may answer before it has read everything
     boost::asio::async_write(socket, boost::asio::buffer(request), [&](boost::system::error_code write_ec, std::size_t) {
-      if (write_ec) result.write_failed = true;
+      if (write_ec) {
+        result.write_failed = true;
+        return;
+      }
+      boost::system::error_code ignored;
+      if (then_close_send) socket.shutdown(tcp::socket::shutdown_send, ignored);
     });
   });
   io.run_for(deadline);
