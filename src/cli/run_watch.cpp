@@ -9,6 +9,8 @@
 #include <sstream>
 #include <thread>
 
+#include "collsim/status/link_ranking.hpp"
+#include "collsim/status/status_routes.hpp"
 #include "collsim/status/status_server.hpp"
 
 namespace collsim::cli {
@@ -147,10 +149,8 @@ void RunWatch::on_collective_point() {
     loads.push_back({topology_->node(from).name + " -> " + topology_->node(to).name, bytes[slot],
                      capacity > 0 ? std::min(1.0, static_cast<double>(bytes[slot]) / capacity) : 0.0});
   }
-  std::stable_sort(loads.begin(), loads.end(), [](const status::LinkLoad& a, const status::LinkLoad& b) {
-    return a.utilisation > b.utilisation;
-  });
-  board_.publish_links(std::move(loads), last_.sim_time.picoseconds());
+  // Readers copy the list under the board's lock: keep no more than they may ask for.
+  board_.publish_links(status::most_utilised(std::move(loads), status::kMaxTopLinks), last_.sim_time.picoseconds());
 }
 
 void RunWatch::advance(std::uint64_t work, std::uint64_t events) {
