@@ -2,6 +2,7 @@
 
 #include "hdf5_node.hpp"
 #include "ops_group.hpp"
+#include "result_format.hpp"
 
 namespace collsim::out {
 

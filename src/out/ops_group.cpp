@@ -34,11 +34,6 @@ h5::Node write(const h5::Node& group, const char* name, std::span<const exec::Op
 
 }  // namespace
 
-void write_format_marker(const h5::Node& root) {
-  h5::set_attribute(root, kFormatAttribute, kFormatName);
-  h5::set_attribute(root, "format_version", kFormatVersion);
-}
-
 void write_ops_group(const h5::Node& root, const goal::Schedule& schedule, std::span<const exec::OpTime> times,
                      std::span<const std::uint8_t> op_role, const std::vector<std::string>& role_names) {
   check_fits(schedule, times, op_role, role_names);

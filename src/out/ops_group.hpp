@@ -12,13 +12,6 @@
 
 namespace collsim::out {
 
-// Root attribute "format" that tells readers (scripts/plot_results.py) a file is a collsim
-// result; "format_version" goes up when a dataset changes meaning.
-inline constexpr const char* kFormatAttribute = "format";
-inline constexpr const char* kFormatName = "collsim-results";
-inline constexpr std::int64_t kFormatVersion = 1;
-void write_format_marker(const h5::Node& root);
-
 // op_role, when not empty, has one entry per op of the schedule (global index), each an index
 // into role_names. Throws std::invalid_argument when times or roles do not fit the schedule.
 void write_ops_group(const h5::Node& root, const goal::Schedule& schedule, std::span<const exec::OpTime> times,

@@ -5,6 +5,7 @@
 #include "collsim/out/run_results.hpp"
 #include "hdf5_node.hpp"
 #include "ops_group.hpp"
+#include "result_format.hpp"
 #include "samples_group.hpp"
 
 namespace collsim::out {
@@ -13,7 +14,7 @@ namespace {
 // Everything that can be wrong with the results themselves is found before the file is
 // created, so that a bad call never truncates an existing file.
 void check(const RunResults& r) {
-  for (const char* reserved : {kFormatAttribute, "format_version"}) {
+  for (const char* reserved : {kFormatAttribute, kFormatVersionAttribute}) {
     if (r.attributes.contains(reserved))
       throw std::invalid_argument(std::string("attribute '") + reserved + "' is reserved for the file format");
   }
