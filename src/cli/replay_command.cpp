@@ -139,6 +139,18 @@ void print_collectives(const traces::LoweredReplay& lowered, const std::vector<C
     std::cout << "  ... and " << lowered.collectives.size() - kShown << " more (all of them with --json)\n";
 }
 
+// Every rank's part of every collective (and transfer) of the trace, for --hdf5: one name per
+// collective, as its kind and where the trace has it.
+ScheduleAnnotations annotations_of(const traces::LoweredReplay& lowered) {
+  ScheduleAnnotations a;
+  for (const traces::LoweredCollective& c : lowered.collectives) {
+    const auto name = static_cast<std::uint32_t>(a.span_names.size());
+    a.span_names.push_back(c.kind + (c.origin.empty() ? "" : " (" + c.origin + ")"));
+    for (const traces::OpSpan& span : c.ops) a.spans.push_back({span.rank, name, span.begin, span.end});
+  }
+  return a;
+}
+
 void run_replay_command(const ReplayOptions& o) {
   o.sim.check();
   const coll::CollectiveSpec shape = collective_shape(o);
@@ -163,7 +175,7 @@ void run_replay_command(const ReplayOptions& o) {
     const std::vector<CollectiveTime> times = collective_times(lowered, run->result);
     nlohmann::json j = run_summary_json(sim, t, lowered.schedule, program.description, *run);
     j["collectives"] = collectives_json(lowered, times);
-    write_run_files(sim, t, lowered.schedule, *run, j);
+    write_run_files(sim, t, lowered.schedule, *run, j, annotations_of(lowered));
     if (sim.json) {
       std::cout << j.dump(2) << std::endl;
     } else {
