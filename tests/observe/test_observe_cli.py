@@ -151,6 +151,15 @@ def test_progress_lines():
     check("makespan" in r.stdout, "the summary still goes to stdout")
     r = subprocess.run(base + ["--quiet"], capture_output=True, text=True, env=ENV, timeout=DEADLINE_S)
     check(r.returncode == 0 and "progress" not in r.stderr, "--quiet silences progress: " + r.stderr[:300])
+    # Under MPI the counts are totals over the ranks (carried with each window), printed once.
+    r = subprocess.run([MPIEXEC, "-n", "2", "--oversubscribe"] + base + ["--json"], capture_output=True, text=True,
+                       env=ENV, timeout=DEADLINE_S)
+    check(r.returncode == 0, "progress under mpirun: " + r.stderr[-2000:])
+    if r.returncode == 0:
+        total = json.loads(r.stdout)["ops_total"]
+        last = [l for l in r.stderr.splitlines() if l.startswith("collsim: progress: ")]
+        check(last and ("ops %d/%d (100.0%%)" % (total, total)) in last[-1],
+              "the last progress line under MPI counts every rank's ops: %s" % (last[-1:] or r.stderr[:300]))
 
 
 def read_all(path):
