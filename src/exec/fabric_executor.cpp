@@ -4,6 +4,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "collsim/log/log.hpp"
 #include "goal_host_app.hpp"
 
 namespace collsim::exec {
@@ -38,6 +39,9 @@ FabricRun run_on_fabric(const topo::Topology& topology, const net::FabricParams&
   if (placement.ranks_on.size() != topology.num_hosts())
     throw std::invalid_argument("the placement is for " + std::to_string(placement.ranks_on.size()) +
                                 " hosts but the topology has " + std::to_string(topology.num_hosts()));
+  spdlog::logger& log = logging::logger("exec");
+  log.debug("executing {} op(s) of {} rank(s) on '{}' over {} simulator rank(s)", schedule.num_ops(),
+            schedule.num_ranks(), topology.name(), transport.size());
   net::Fabric fabric(topology, fabric_params, transport, options, [&](net::HostIndex h) {
     return std::make_unique<GoalHostApp>(schedule, placement, host_params, h, run_options.record_op_times);
   });
@@ -82,6 +86,8 @@ FabricRun run_on_fabric(const topo::Topology& topology, const net::FabricParams&
               [](const OpTime& a, const OpTime& b) { return a.rank != b.rank ? a.rank < b.rank : a.op < b.op; });
     r.op_times = std::move(times);
   }
+  log.debug("executed: {} of {} op(s) complete, makespan {} ps, {} events in {:.3f} s", r.ops_completed, r.ops_total,
+            r.makespan_ps, r.events, r.wall_s);
   return run;
 }
 

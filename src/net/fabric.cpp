@@ -4,6 +4,8 @@
 #include <functional>
 #include <map>
 
+#include "collsim/log/log.hpp"
+
 namespace collsim::net {
 
 pdes::LpGraph lp_graph_of(const topo::Topology& t) {
@@ -37,6 +39,8 @@ Fabric::Fabric(const topo::Topology& topology, const FabricParams& params, pdes:
       switches_.push_back(&engine_->emplace<Switch>(id, *context_, id));
     }
   }
+  logging::logger("net").debug("fabric on '{}' built: {} host(s) and {} switch(es) on this rank, {} in all",
+                               topology.name(), hosts_.size(), switches_.size(), graph.num_lps);
 }
 
 Fabric::~Fabric() = default;
@@ -120,7 +124,9 @@ std::string Fabric::pfc_deadlock() {
   if (cycle.empty()) return {};
   std::string text;
   for (const auto& [node, port] : cycle) text += topology_.node(node).name + " port " + std::to_string(port) + " -> ";
-  return text + topology_.node(cycle.front().first).name + " port " + std::to_string(cycle.front().second);
+  text += topology_.node(cycle.front().first).name + " port " + std::to_string(cycle.front().second);
+  logging::logger("net").warn("PFC deadlock: a cycle of paused ports: {}", text);
+  return text;
 }
 
 std::vector<std::uint64_t> Fabric::link_bytes() {
