@@ -76,11 +76,14 @@ class OneProcess(unittest.TestCase):
     def test_errors_of_a_simulating_command_reach_the_log_file(self):
         with tempfile.TemporaryDirectory() as d:
             log = os.path.join(d, "collsim.log")
-            r = collsim("--log-file", log, "run", "--topology", os.path.join(d, "missing.yaml"), "--coll", "allreduce",
-                        "--bytes", "1KiB")
-            self.assertEqual(r.returncode, 1)
-            self.assertIn("collsim: error: ", r.stderr)
-            self.assertRegex(read(log), r"\] \[error\] \[cli\] .*missing\.yaml")
+            bad = os.path.join(d, "bad.yaml")
+            with open(bad, "w") as f:
+                f.write("kind: no_such_kind\n")
+            r = collsim("--log-file", log, "run", "--topology", bad, "--coll", "allreduce", "--bytes", "1KiB")
+            self.assertEqual(r.returncode, 1, r.stderr)
+            # stderr keeps its own format; the file has the same message as a log line.
+            self.assertIn("collsim: error: " + bad, r.stderr)
+            self.assertRegex(read(log), r"\] \[error\] \[cli\] .*bad\.yaml")
 
 
 class TwoRanks(unittest.TestCase):
