@@ -28,7 +28,8 @@ struct Config {
 // The level a name stands for; InputError naming the accepted names otherwise.
 spdlog::level::level_enum parse_level(std::string_view name);
 
-// Applies `config` to every logger, existing and future. Throws InputError for an unknown level
+// Applies `config` to every logger, existing and future. Call it before starting threads that
+// log: loggers handed out earlier get their sinks replaced. Throws InputError for an unknown level
 // or a log file that cannot be opened; the previous configuration then stays in force.
 void configure(const Config& config);
 
