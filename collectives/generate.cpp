@@ -5,6 +5,7 @@
 #include <string>
 
 #include "collsim/collectives/algorithm.hpp"
+#include "collsim/log/log.hpp"
 
 namespace collsim::coll {
 
@@ -62,7 +63,10 @@ goal::Schedule build(const Plan& plan, goal::ScheduleBuilder& builder, RankSink&
 goal::Schedule generate(const Plan& plan) {
   goal::ScheduleBuilder builder(plan.num_ranks);
   BuilderSink sink(builder);
-  return build(plan, builder, sink);
+  goal::Schedule schedule = build(plan, builder, sink);
+  logging::logger("coll").debug("generated {} {} over {} of {} rank(s): {} op(s)", to_string(plan.collective),
+                                plan.algorithm, plan.n, plan.num_ranks, schedule.num_ops());
+  return schedule;
 }
 
 AnnotatedSchedule generate_annotated(const Plan& plan) {

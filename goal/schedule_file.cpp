@@ -6,6 +6,7 @@
 #include "collsim/common/mapped_file.hpp"
 #include "collsim/goal/binary_formats.hpp"
 #include "collsim/goal/text_format.hpp"
+#include "collsim/log/log.hpp"
 
 namespace collsim::goal {
 
@@ -51,12 +52,17 @@ ScheduleFormat detect_format(const std::string& path) { return detect(MappedFile
 Schedule load_schedule(const std::string& path, ScheduleFormat* detected) {
   const ScheduleFormat format = detect_format(path);
   if (detected != nullptr) *detected = format;
-  switch (format) {
-    case ScheduleFormat::CollsimBinary: return read_goalb_file(path);
-    case ScheduleFormat::LogGOPSimBinary: return read_loggopsim_binary_file(path);
-    case ScheduleFormat::Text: break;
-  }
-  return read_goal_text_file(path);
+  Schedule schedule = [&] {
+    switch (format) {
+      case ScheduleFormat::CollsimBinary: return read_goalb_file(path);
+      case ScheduleFormat::LogGOPSimBinary: return read_loggopsim_binary_file(path);
+      case ScheduleFormat::Text: break;
+    }
+    return read_goal_text_file(path);
+  }();
+  logging::logger("goal").debug("read {} ({}): {} rank(s), {} op(s)", path, to_string(format), schedule.num_ranks(),
+                                schedule.num_ops());
+  return schedule;
 }
 
 void save_schedule(const Schedule& schedule, const std::string& path, ScheduleFormat format) {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "collsim/common/input_error.hpp"
+#include "collsim/log/log.hpp"
 #include "collsim/config/yaml_map.hpp"
 #include "collsim/topo/generators.hpp"
 
@@ -337,7 +338,10 @@ Topology load_topology(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) throw InputError::in_file(path, "cannot read the topology file");
-  return parse_topology(text.str(), path);
+  Topology t = parse_topology(text.str(), path);
+  logging::logger("topo").debug("loaded {}: '{}' ({}), {} hosts, {} switches, {} links", path, t.name(), t.kind(),
+                                t.num_hosts(), t.num_switches(), t.links().size());
+  return t;
 }
 
 }  // namespace collsim::topo

@@ -14,6 +14,7 @@
 
 #include "chakra_et.pb.h"
 #include "collsim/common/input_error.hpp"
+#include "collsim/log/log.hpp"
 #include "collsim/traces/chakra_reader.hpp"
 #include "gzip_data.hpp"
 
@@ -233,6 +234,8 @@ ChakraRankTrace read_chakra_file(const std::string& path) {
     last = std::to_string(n.id());
     ++index;
   }
+  logging::logger("traces").debug("read {}: {} Chakra node(s), schema '{}'{}", path, trace.nodes.size(), trace.version,
+                                  trace.gzip ? ", gzip" : "");
   return trace;
 }
 

@@ -8,6 +8,8 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "collsim/log/log.hpp"
+
 #include "nccl_log_line.hpp"
 
 namespace collsim::traces {
@@ -367,7 +369,10 @@ class LogReader {
 ReplayProgram read_nccl_logs(const std::vector<std::string>& files, const NcclLogOptions& options) {
   LogReader reader(options);
   for (const std::string& f : files) reader.read(f);
-  return reader.finish(files.size());
+  ReplayProgram program = reader.finish(files.size());
+  logging::logger("traces").debug("read {} NCCL log file(s): {} rank(s), {} collective call(s), {} transfer(s)",
+                                  files.size(), program.num_ranks, program.collectives.size(), program.transfers.size());
+  return program;
 }
 
 }  // namespace collsim::traces

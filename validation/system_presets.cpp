@@ -2,6 +2,7 @@
 #include <cctype>
 #include <stdexcept>
 
+#include "collsim/log/log.hpp"
 #include "collsim/validation/system_preset.hpp"
 
 namespace collsim::validation {
@@ -92,6 +93,7 @@ std::optional<SystemPreset> infer_system_preset(std::string_view gpu_name, std::
   const std::string g = lower(gpu_name);
   auto pick = [&](const char* name, const std::string& reason) {
     if (why) *why = reason;
+    logging::logger("validation").info("system preset {} inferred from GPU '{}': {}", name, gpu_name, reason);
     return find_system_preset(name);
   };
   const std::string per = std::to_string(gpus_per_node) + " GPU(s) per node";

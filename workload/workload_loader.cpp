@@ -9,6 +9,7 @@
 
 #include "collsim/common/input_error.hpp"
 #include "collsim/config/yaml_map.hpp"
+#include "collsim/log/log.hpp"
 #include "collsim/workload/compute_model.hpp"
 
 namespace collsim::workload {
@@ -284,6 +285,7 @@ WorkloadSpec load_workload(const std::string& path) {
     throw InputError::at_text(path, mark.line < 0 ? 1 : static_cast<std::uint64_t>(mark.line) + 1,
                               mark.column < 0 ? 1 : static_cast<std::uint64_t>(mark.column) + 1, message);
   }
+  logging::logger("workload").debug("read workload '{}' from {} (model '{}')", w.name, path, w.model.name);
   return w;
 }
 

@@ -16,6 +16,7 @@
 #include "validate_command.hpp"
 #include "calibrate_command.hpp"
 #include "run_record.hpp"
+#include "log_options.hpp"
 
 #ifndef COLLSIM_VERSION
 #define COLLSIM_VERSION "unknown"
@@ -26,6 +27,7 @@ int main(int argc, char** argv) {
   CLI::App app{"collsim: a parallel packet-level simulator for the collective communication of DNN training"};
   app.set_version_flag("--version", COLLSIM_VERSION);
   app.require_subcommand(1);
+  collsim::cli::add_log_options(app);
   collsim::cli::add_goal_command(app);
   collsim::cli::add_gen_command(app);
   collsim::cli::add_run_command(app);

@@ -2,6 +2,7 @@
 // The ranks a command runs on: MPI when started by mpirun/srun (or COLLSIM_MPI=1), a single
 // local rank otherwise, so that plain runs pay nothing for MPI.
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -10,6 +11,14 @@
 #include "collsim/pdes/transport.hpp"
 
 namespace collsim::cli {
+
+// This process's rank and the job's size as the launcher (mpirun, srun) tells them in the
+// environment, before MPI_Init; {0, 1} when not launched as a parallel job.
+struct LaunchRanks {
+  std::uint32_t rank = 0;
+  std::uint32_t size = 1;
+};
+LaunchRanks launch_ranks();
 
 class ParallelContext {
  public:

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "collsim/common/input_error.hpp"
+#include "collsim/log/log.hpp"
 
 namespace collsim::config {
 
@@ -11,7 +12,10 @@ std::filesystem::path resolve_preset(const std::string& name_or_path, const std:
                                      std::string_view kind) {
   if (std::filesystem::exists(name_or_path)) return name_or_path;
   const std::filesystem::path preset = dir / (name_or_path + ".yaml");
-  if (name_or_path.find('/') == std::string::npos && std::filesystem::exists(preset)) return preset;
+  if (name_or_path.find('/') == std::string::npos && std::filesystem::exists(preset)) {
+    logging::logger("config").debug("{} preset '{}' is {}", kind, name_or_path, preset.string());
+    return preset;
+  }
   std::vector<std::string> names;
   if (std::filesystem::is_directory(dir))
     for (const auto& e : std::filesystem::directory_iterator(dir))

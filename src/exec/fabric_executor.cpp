@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "collsim/log/log.hpp"
 #include "goal_host_app.hpp"
 
 namespace collsim::exec {
@@ -67,6 +68,9 @@ FabricRun run_on_fabric(const topo::Topology& topology, const net::FabricParams&
   if (placement.ranks_on.size() != topology.num_hosts())
     throw std::invalid_argument("the placement is for " + std::to_string(placement.ranks_on.size()) +
                                 " hosts but the topology has " + std::to_string(topology.num_hosts()));
+  spdlog::logger& log = logging::logger("exec");
+  log.debug("executing {} op(s) of {} rank(s) on '{}' over {} simulator rank(s)", schedule.num_ops(),
+            schedule.num_ranks(), topology.name(), transport.size());
   net::Fabric fabric(topology, fabric_params, transport, options, [&](net::HostIndex h) {
     return std::make_unique<GoalHostApp>(schedule, placement, host_params, h, run_options.record_op_times,
                                          run_options.record_flows);
@@ -125,6 +129,8 @@ FabricRun run_on_fabric(const topo::Topology& topology, const net::FabricParams&
     r.op_times = std::move(times);
   }
   r.flows = std::move(flows);
+  log.debug("executed: {} of {} op(s) complete, makespan {} ps, {} events in {:.3f} s", r.ops_completed, r.ops_total,
+            r.makespan_ps, r.events, r.wall_s);
   return run;
 }
 

@@ -7,6 +7,7 @@
 
 #include "collsim/exec/dependency_tracker.hpp"
 #include "collsim/exec/match_queue.hpp"
+#include "collsim/log/log.hpp"
 #include "collsim/pdes/four_ary_heap.hpp"
 
 namespace collsim::exec {
@@ -407,7 +408,11 @@ std::string_view to_string(BlockReason reason) {
 
 LogGOPSResult simulate_loggops(const goal::Schedule& schedule, const LogGOPSParams& params,
                                const LogGOPSOptions& options) {
-  return LogGOPSRun(schedule, params, options).run();
+  spdlog::logger& log = logging::logger("exec");
+  log.debug("LogGOPS: executing {} op(s) of {} rank(s)", schedule.num_ops(), schedule.num_ranks());
+  LogGOPSResult result = LogGOPSRun(schedule, params, options).run();
+  log.debug("LogGOPS: {} op(s) complete, makespan {} ns, {} events", result.ops_completed, result.makespan, result.events);
+  return result;
 }
 
 std::string describe_unfinished(const LogGOPSResult& result, std::size_t max_items) {

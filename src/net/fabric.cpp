@@ -4,6 +4,8 @@
 #include <functional>
 #include <map>
 
+#include "collsim/log/log.hpp"
+
 namespace collsim::net {
 
 pdes::LpGraph lp_graph_of(const topo::Topology& t) {
@@ -49,6 +51,8 @@ Fabric::Fabric(const topo::Topology& topology, const FabricParams& params, pdes:
     for (const Host* h : hosts_) sampler_->add(*h);
     for (const Switch* s : switches_) sampler_->add(*s);
   }
+  logging::logger("net").debug("fabric on '{}' built: {} host(s) and {} switch(es) on this rank, {} in all",
+                               topology.name(), hosts_.size(), switches_.size(), graph.num_lps);
 }
 
 Fabric::~Fabric() {
@@ -135,7 +139,9 @@ std::string Fabric::pfc_deadlock() {
   if (cycle.empty()) return {};
   std::string text;
   for (const auto& [node, port] : cycle) text += topology_.node(node).name + " port " + std::to_string(port) + " -> ";
-  return text + topology_.node(cycle.front().first).name + " port " + std::to_string(cycle.front().second);
+  text += topology_.node(cycle.front().first).name + " port " + std::to_string(cycle.front().second);
+  logging::logger("net").warn("PFC deadlock: a cycle of paused ports: {}", text);
+  return text;
 }
 
 LinkSamples Fabric::link_samples() {

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "collsim/log/log.hpp"
 #include "collsim/pdes/channel.hpp"
 #include "collsim/pdes/simulation_error.hpp"
 
@@ -64,6 +65,8 @@ Engine::Engine(const LpGraph& graph, Partition partition, Transport& transport, 
   if (options_.queue != QueueKind::QuaternaryHeap) other_queue_ = make_event_queue(options_.queue, pool_.keys());
   outbox_.resize(transport_.size());
   stats_.lps = local_ids_.size();
+  logging::logger("pdes").debug("rank {} of {} owns {} of {} LPs; lookahead {}", rank(), transport_.size(),
+                                local_ids_.size(), graph.num_lps, format_duration(lookahead_));
 }
 
 Engine::~Engine() = default;
@@ -243,6 +246,7 @@ RunStats Engine::run() {
     if (global_next.is_infinite() || global_next > options_.end_time) break;
     window_end_ = std::min(global_next.saturating_add(lookahead_), stop);
     ++windows;
+    COLLSIM_TRACE_LOG("pdes", "window {} up to t={}", windows, format_duration(window_end_));
     if (other_queue_) {
       while (!other_queue_->empty() && other_queue_->top().time < window_end_) {
         const QueueEntry entry = other_queue_->top();
@@ -267,6 +271,8 @@ RunStats Engine::run() {
   }
   running_ = kNoLp;
   for (auto& lp : lps_) lp->finish();
+  logging::logger("pdes").debug("rank {} done: {} events in {} window(s), last at t={}, {:.3f} s synchronising",
+                                rank(), stats_.events, windows, format_duration(now_), sync_s);
   RunStats stats = collect(seconds_since(started_), sync_s, windows);
   // The last sample closes the interval holding the last event of any rank.
   if (options_.sampler) {

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "collsim/log/log.hpp"
 #include "collsim/pdes/random_stream.hpp"
 
 namespace collsim::pdes {
@@ -121,6 +122,30 @@ std::vector<std::uint32_t> metis(const LpGraph& g, const Groups& groups, std::ui
   return {part.begin(), part.end()};
 }
 
+std::string_view method_name(PartitionMethod method) {
+  switch (method) {
+    case PartitionMethod::Block: return "block";
+    case PartitionMethod::RoundRobin: return "round-robin";
+    case PartitionMethod::Random: return "random";
+    case PartitionMethod::Metis: return "metis";
+  }
+  return "?";
+}
+
+// Once per run, and only when someone asks: counting the cut is a pass over every link.
+void log_partition(const LpGraph& graph, const Partition& p, PartitionMethod method) {
+  spdlog::logger& log = logging::logger("pdes");
+  if (!log.should_log(spdlog::level::debug)) return;
+  std::vector<std::uint64_t> lps(p.num_ranks);
+  for (const std::uint32_t r : p.owner) ++lps[r];
+  std::uint64_t cut = 0;
+  for (const auto& e : graph.edges) cut += p.owner[e.a] != p.owner[e.b] ? 1 : 0;
+  const auto [fewest, most] = std::minmax_element(lps.begin(), lps.end());
+  log.debug("partitioned {} LPs over {} rank(s) with {}: {} to {} LPs per rank, {} of {} links cut, lookahead {}",
+            graph.num_lps, p.num_ranks, method_name(method), *fewest, *most, cut, graph.edges.size(),
+            format_duration(lookahead_of(graph, p)));
+}
+
 }  // namespace
 
 std::optional<PartitionMethod> partition_method_from_name(std::string_view name) {
@@ -154,6 +179,7 @@ Partition make_partition(const LpGraph& graph, std::uint32_t num_ranks, Partitio
   p.num_ranks = num_ranks;
   p.owner.resize(graph.num_lps);
   for (LpId lp = 0; lp < graph.num_lps; ++lp) p.owner[lp] = rank_of[groups.of_lp[lp]];
+  log_partition(graph, p, method);
   return p;
 }
 
