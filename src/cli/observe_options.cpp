@@ -1,8 +1,24 @@
 #include "observe_options.hpp"
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <system_error>
+
 #include "duration_option.hpp"
 
 namespace collsim::cli {
+
+void check_output_path(const std::string& option, const std::string& path) {
+  if (path.empty()) return;
+  std::filesystem::path folder = std::filesystem::path(path).parent_path();
+  if (folder.empty()) folder = ".";
+  std::error_code error;
+  if (!std::filesystem::is_directory(folder, error))
+    throw CLI::ValidationError(option, "cannot write " + path + ": the folder " + folder.string() + " does not exist");
+  if (access(folder.c_str(), W_OK) != 0)
+    throw CLI::ValidationError(option, "cannot write " + path + ": the folder " + folder.string() + " is not writable");
+}
 
 void ObserveCliOptions::add_to(CLI::App& cmd, bool samples_links, bool keeps_results) {
   cmd.add_flag("--quiet", quiet, "No progress line (nor periodic progress lines when stderr is not a terminal)");
@@ -32,6 +48,7 @@ void ObserveCliOptions::check() const {
     throw CLI::ValidationError("--max-samples", "must be even and at least 2");
   (void)linger_s();
   (void)progress_every_s(false);
+  check_output_path("--hdf5", hdf5);
 }
 
 double ObserveCliOptions::progress_every_s(bool terminal) const {

@@ -10,6 +10,10 @@
 
 namespace collsim::cli {
 
+// Throws CLI::ValidationError naming `option` when `path`'s folder is missing or not writable,
+// so that a long run does not end in an output it cannot write.
+void check_output_path(const std::string& option, const std::string& path);
+
 struct ObserveCliOptions {
   bool quiet = false;
   std::string progress_every;  // wall time between progress lines; empty: by terminal or not

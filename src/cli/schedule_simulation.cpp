@@ -277,6 +277,8 @@ void SimulationCliOptions::check(bool topology_needed) const {
   (void)fabric.options();
   (void)host_params(*this);
   observe.check();
+  check_output_path("--summary", summary);
+  check_output_path("--ops", ops);
 }
 
 }  // namespace collsim::cli

@@ -240,7 +240,20 @@ def test_flows_hdf5():
         check(int(data["samples/bytes"].sum()) == int(data["links/bytes"].sum()), "flows: samples add up")
 
 
-for test in (test_status_endpoint, test_progress_lines, test_hdf5_and_plots, test_flows_hdf5):
+def test_bad_options_fail_before_the_run():
+    base = [COLLSIM, "run", "--topology", TOPOLOGY, "--coll", "allreduce", "--bytes", "1MiB"]
+    for extra, needle in ((["--hdf5", "/nonexistent-folder/x.h5"], "/nonexistent-folder does not exist"),
+                          (["--summary", "/nonexistent-folder/s.json"], "/nonexistent-folder does not exist"),
+                          (["--max-samples", "3"], "--max-samples: must be even"),
+                          (["--sample-interval", "abc"], "--sample-interval"),
+                          (["--status-port", "70000"], "--status-port"),
+                          (["--status-port", "0", "--status-bind", "not-an-address"], "not-an-address")):
+        r = subprocess.run(base + extra, capture_output=True, text=True, env=ENV, timeout=DEADLINE_S)
+        check(r.returncode != 0 and needle in r.stderr and "makespan" not in r.stdout,
+              "%s is refused before anything runs: rc %d, %r" % (" ".join(extra), r.returncode, r.stderr[-300:]))
+
+
+for test in (test_bad_options_fail_before_the_run, test_status_endpoint, test_progress_lines, test_hdf5_and_plots, test_flows_hdf5):
     print("--", test.__name__, flush=True)
     test()
 if failures:
