@@ -18,10 +18,6 @@
 #include "run_record.hpp"
 #include "run_watch.hpp"
 
-#ifndef COLLSIM_VERSION
-#define COLLSIM_VERSION "unknown"
-#endif
-
 namespace collsim::cli {
 
 namespace {
@@ -138,20 +134,14 @@ void report(const FlowsOptions& o, const topo::Topology& t, const net::FabricPar
 // --hdf5: flows with their completion times, links and link samples.
 void write_hdf5(const FlowsOptions& o, const topo::Topology& t, const net::FlowRun& run) {
   out::RunResults r;
-  r.attributes["version"] = COLLSIM_VERSION;
-  r.attributes["command"] = invocation();
-  r.attributes["configuration"] =
-      nlohmann::json{{"topology", o.topology}, {"flows", o.flows_file}, {"pattern", o.pattern}, {"bytes", o.bytes},
-                     {"fan_in", o.fan_in}, {"fabric_params_file", o.fabric.params_file}, {"fabric_set", o.fabric.set},
-                     {"cc", o.fabric.cc}, {"routing", o.fabric.routing}, {"lossy", o.fabric.lossy},
-                     {"seed", o.fabric.seed}, {"sample_interval", o.observe.sample_interval},
-                     {"max_samples", o.observe.max_samples}}
-          .dump();
-  for (const topo::Link& l : t.links()) {
-    const auto bps = static_cast<std::uint64_t>(l.bandwidth.bps());
-    r.links.push_back({t.node(l.a).name, t.node(l.b).name, bps});
-    r.links.push_back({t.node(l.b).name, t.node(l.a).name, bps});
-  }
+  nlohmann::json configuration = fabric_configuration(o.fabric, o.observe);
+  configuration.update({{"topology", o.topology},
+                        {"flows", o.flows_file},
+                        {"pattern", o.pattern},
+                        {"bytes", o.bytes},
+                        {"fan_in", o.fan_in}});
+  record_identity(r, configuration);
+  r.links = link_directions(t);
   r.link_bytes_total = run.link_bytes;
   r.samples = run.link_samples;
   for (const net::FlowOutcome& f : run.flows)

@@ -25,6 +25,29 @@ void remember_invocation(int argc, char** argv) {
 
 const std::string& invocation() { return stored_invocation(); }
 
+std::vector<out::LinkDirection> link_directions(const topo::Topology& topology) {
+  std::vector<out::LinkDirection> directions;
+  directions.reserve(2 * topology.links().size());
+  for (const topo::Link& l : topology.links()) {
+    const auto bps = static_cast<std::uint64_t>(l.bandwidth.bps());
+    directions.push_back({topology.node(l.a).name, topology.node(l.b).name, bps});
+    directions.push_back({topology.node(l.b).name, topology.node(l.a).name, bps});
+  }
+  return directions;
+}
+
+nlohmann::json fabric_configuration(const FabricCliOptions& fabric, const ObserveCliOptions& observe) {
+  return {{"fabric_params_file", fabric.params_file}, {"fabric_set", fabric.set}, {"cc", fabric.cc},
+          {"routing", fabric.routing}, {"lossy", fabric.lossy}, {"seed", fabric.seed},
+          {"sample_interval", observe.sample_interval}, {"max_samples", observe.max_samples}};
+}
+
+void record_identity(out::RunResults& results, const nlohmann::json& configuration) {
+  results.attributes["version"] = COLLSIM_VERSION;
+  results.attributes["command"] = invocation();
+  results.attributes["configuration"] = configuration.dump();
+}
+
 std::vector<out::CollectiveRecord> collective_records(const goal::Schedule& schedule,
                                                       const std::vector<exec::OpTime>& times,
                                                       const std::vector<goal::OpSpan>& spans) {
@@ -53,9 +76,7 @@ std::vector<out::CollectiveRecord> collective_records(const goal::Schedule& sche
 out::RunResults results_of(const topo::Topology* topology, const goal::Schedule& schedule, const exec::FabricRun& run,
                            const ScheduleAnnotations& annotations, const nlohmann::json& configuration) {
   out::RunResults r;
-  r.attributes["version"] = COLLSIM_VERSION;
-  r.attributes["command"] = invocation();
-  r.attributes["configuration"] = configuration.dump();
+  record_identity(r, configuration);
   r.schedule = &schedule;
   r.op_times = run.result.op_times;
   if (annotations.op_role.size() == schedule.num_ops()) {
@@ -63,11 +84,7 @@ out::RunResults results_of(const topo::Topology* topology, const goal::Schedule&
     r.role_names = annotations.role_names;
   }
   if (topology != nullptr && !run.link_bytes.empty()) {
-    for (const topo::Link& l : topology->links()) {
-      const auto bps = static_cast<std::uint64_t>(l.bandwidth.bps());
-      r.links.push_back({topology->node(l.a).name, topology->node(l.b).name, bps});
-      r.links.push_back({topology->node(l.b).name, topology->node(l.a).name, bps});
-    }
+    r.links = link_directions(*topology);
     r.link_bytes_total = run.link_bytes;
     r.samples = run.link_samples;
   }

@@ -13,6 +13,8 @@
 #include "collsim/goal/schedule.hpp"
 #include "collsim/out/run_results.hpp"
 #include "collsim/topo/topology.hpp"
+#include "fabric_options.hpp"
+#include "observe_options.hpp"
 
 namespace collsim::cli {
 
@@ -26,6 +28,18 @@ struct ScheduleAnnotations {
 // The command line as given, for the record.
 void remember_invocation(int argc, char** argv);
 const std::string& invocation();
+
+// Every link direction of the topology, in the order of Fabric::link_bytes() (2·link + 0 for
+// a → b, + 1 for b → a).
+std::vector<out::LinkDirection> link_directions(const topo::Topology& topology);
+
+// The fabric and sampling options every packet-mode record lists in its configuration; a
+// command adds its own keys.
+nlohmann::json fabric_configuration(const FabricCliOptions& fabric, const ObserveCliOptions& observe);
+
+// The root attributes every record carries: version, command line, and `configuration` as
+// JSON text.
+void record_identity(out::RunResults& results, const nlohmann::json& configuration);
 
 // `topology` is null in loggops mode (no links). `configuration` goes in as JSON text.
 out::RunResults results_of(const topo::Topology* topology, const goal::Schedule& schedule, const exec::FabricRun& run,

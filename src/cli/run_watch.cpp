@@ -12,6 +12,7 @@
 #include "collsim/status/link_ranking.hpp"
 #include "collsim/status/status_routes.hpp"
 #include "collsim/status/status_server.hpp"
+#include "run_record.hpp"
 
 namespace collsim::cli {
 namespace {
@@ -68,6 +69,7 @@ RunWatch::RunWatch(const ObserveCliOptions& options, bool is_root, std::uint32_t
                                                      static_cast<std::uint16_t>(options_.status_port));
     std::cerr << "collsim: status at http://" << server_->address() << "/status" << std::endl;
   }
+  if (is_root_ && options_.status_port >= 0 && topology_ != nullptr) directions_ = link_directions(*topology_);
 }
 
 RunWatch::~RunWatch() {
@@ -76,8 +78,6 @@ RunWatch::~RunWatch() {
   const double linger = options_.linger_s();
   if (linger > 0) std::this_thread::sleep_for(std::chrono::duration<double>(linger));
 }
-
-std::string RunWatch::status_address() const { return server_ ? server_->address() : std::string(); }
 
 void RunWatch::publish(const pdes::RunProgress& p, const char* state) {
   status::RunStatus s;
@@ -116,7 +116,7 @@ void RunWatch::print(const pdes::RunProgress& p, bool last) {
 }
 
 void RunWatch::on_progress(const pdes::RunProgress& p) {
-  if (!is_root_ || !p.global) return;
+  if (!is_root_) return;
   last_ = p;
   const auto now = Clock::now();
   if (server_ && since(last_publish_, now) >= kPublishEvery_s) {
@@ -142,11 +142,10 @@ void RunWatch::on_collective_point() {
   const double seconds = static_cast<double>(last_.sim_time.picoseconds()) / 1e12;
   std::vector<status::LinkLoad> loads;
   loads.reserve(bytes.size());
-  for (std::size_t slot = 0; slot < bytes.size(); ++slot) {
-    const topo::Link& l = topology_->link(static_cast<topo::LinkId>(slot / 2));
-    const topo::NodeId from = slot % 2 == 0 ? l.a : l.b, to = slot % 2 == 0 ? l.b : l.a;
-    const double capacity = static_cast<double>(l.bandwidth.bps()) / 8 * seconds;
-    loads.push_back({topology_->node(from).name + " -> " + topology_->node(to).name, bytes[slot],
+  for (std::size_t slot = 0; slot < bytes.size() && slot < directions_.size(); ++slot) {
+    const out::LinkDirection& d = directions_[slot];
+    const double capacity = static_cast<double>(d.bandwidth_bps) / 8 * seconds;
+    loads.push_back({d.from + " -> " + d.to, bytes[slot],
                      capacity > 0 ? std::min(1.0, static_cast<double>(bytes[slot]) / capacity) : 0.0});
   }
   // Readers copy the list under the board's lock: keep no more than they may ask for.

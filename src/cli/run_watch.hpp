@@ -8,9 +8,11 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "collsim/pdes/run_monitor.hpp"
 #include "collsim/status/run_status.hpp"
+#include "collsim/out/run_results.hpp"
 #include "collsim/topo/topology.hpp"
 #include "observe_options.hpp"
 
@@ -42,9 +44,6 @@ class RunWatch final : public pdes::RunMonitor {
   void advance(std::uint64_t work, std::uint64_t events);
   void finish();
 
-  // The address of the endpoint ("127.0.0.1:41234"), empty when none.
-  std::string status_address() const;
-
  private:
   using Clock = std::chrono::steady_clock;
   void publish(const pdes::RunProgress& p, const char* state);
@@ -56,6 +55,7 @@ class RunWatch final : public pdes::RunMonitor {
   bool is_root_;
   std::uint32_t ranks_;
   const topo::Topology* topology_;
+  std::vector<out::LinkDirection> directions_;  // of topology_, when the endpoint may ask for links
   std::string work_name_;
   std::uint64_t work_total_;
   bool tty_;

@@ -238,13 +238,14 @@ void write_run_files(const SimulationCliOptions& o, const topo::Topology& topolo
   }
   if (!o.ops.empty()) out::write_op_times_hdf5(o.ops, schedule, run.result.op_times);
   if (!o.observe.hdf5.empty()) {
-    nlohmann::json configuration = {
-        {"topology", o.topology},        {"network", o.network},     {"placement", o.placement_name()},
-        {"placement_seed", o.placement_seed}, {"host_set", o.host_set}, {"loggops_set", o.loggops_set},
-        {"fabric_params_file", o.fabric.params_file}, {"fabric_set", o.fabric.set}, {"cc", o.fabric.cc},
-        {"routing", o.fabric.routing}, {"lossy", o.fabric.lossy},  {"seed", o.fabric.seed},
-        {"sample_interval", o.observe.sample_interval}, {"max_samples", o.observe.max_samples},
-        {"summary", summary}};
+    nlohmann::json configuration = fabric_configuration(o.fabric, o.observe);
+    configuration.update({{"topology", o.topology},
+                          {"network", o.network},
+                          {"placement", o.placement_name()},
+                          {"placement_seed", o.placement_seed},
+                          {"host_set", o.host_set},
+                          {"loggops_set", o.loggops_set},
+                          {"summary", summary}});
     out::write_run_results_hdf5(
         o.observe.hdf5,
         results_of(o.network == "packet" ? &topology : nullptr, schedule, run, annotations, configuration));

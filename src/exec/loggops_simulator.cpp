@@ -112,13 +112,13 @@ class LogGOPSRun {
     for (RankId r = 0; r < num_ranks_; ++r) trackers_[r].for_initially_ready(Ready{this, r});
     queue_ready();
     const auto started = std::chrono::steady_clock::now();
-    std::uint64_t next_report = monitor_ ? kReportEvery : ~0ull;
+    std::uint64_t next_report = options_.monitor ? kReportEvery : ~0ull;
     while (!events_.empty()) {
       const Event e = events_.pop();
       ++result_.events;
       if (result_.events >= next_report) {
         next_report += kReportEvery;
-        monitor_->on_progress(progress(e.time, started));
+        options_.monitor->on_progress(progress(e.time, started));
       }
       if ((e.op & kMessageBit) != 0) {
         take_message(e);
@@ -132,7 +132,7 @@ class LogGOPSRun {
       queue_ready();
     }
     LogGOPSResult out = report();
-    if (monitor_) monitor_->on_finish(progress(out.makespan, started));
+    if (options_.monitor) options_.monitor->on_finish(progress(out.makespan, started));
     return out;
   }
 
@@ -308,7 +308,6 @@ class LogGOPSRun {
   }
 
   const LogGOPSOptions options_;
-  pdes::RunMonitor* const monitor_ = options_.monitor;
   const RankId num_ranks_;
   unsigned num_cpus_ = 1, num_nics_ = 1;
   std::vector<OpInfo> ops_;  // by global op

@@ -157,10 +157,8 @@ std::vector<std::uint64_t> Fabric::link_bytes() {
   std::vector<Entry> mine;
   auto add = [&](const Device& d) {
     const auto& ports = topology_.ports(d.node());
-    for (std::size_t i = 0; i < ports.size(); ++i) {
-      const topo::Link& l = topology_.link(ports[i].link);
-      mine.push_back({2ull * ports[i].link + (l.a == d.node() ? 0 : 1), d.ports()[i].stats().bytes});
-    }
+    for (std::size_t i = 0; i < ports.size(); ++i)
+      mine.push_back({direction_slot(topology_, ports[i].link, d.node()), d.ports()[i].stats().bytes});
   };
   for (const Host* h : hosts_) add(*h);
   for (const Switch* s : switches_) add(*s);

@@ -16,8 +16,7 @@ LinkSampler::LinkSampler(const topo::Topology& topology, pdes::SimTime interval,
 void LinkSampler::add(const Device& device) {
   const auto& ports = topology_.ports(device.node());
   for (std::size_t i = 0; i < ports.size(); ++i) {
-    const topo::Link& l = topology_.link(ports[i].link);
-    slot_.push_back(2ull * ports[i].link + (l.a == device.node() ? 0 : 1));
+    slot_.push_back(direction_slot(topology_, ports[i].link, device.node()));
     ports_.push_back(&device.ports()[i]);
     last_bytes_.push_back(device.ports()[i].stats().bytes);
   }

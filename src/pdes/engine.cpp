@@ -188,14 +188,13 @@ void Engine::sample_before(SimTime t) {
   }
 }
 
+// Only with one rank (see run()), whose numbers are the totals and which may take a
+// collective point alone.
 void Engine::report_local_progress() {
   next_progress_events_ = stats_.events + kProgressEvery;
   RunMonitor& monitor = *options_.monitor;
-  RunProgress p = progress_of(stats_.events, monitor.work_done());
-  // With one rank the local numbers are the totals.
-  p.global = transport_.size() == 1;
-  monitor.on_progress(p);
-  if (p.global && monitor.wants_collective_point()) monitor.on_collective_point();
+  monitor.on_progress(progress_of(stats_.events, monitor.work_done()));
+  if (monitor.wants_collective_point()) monitor.on_collective_point();
 }
 
 RunStats Engine::run() {

@@ -28,6 +28,11 @@ struct LinkSamples {
   std::vector<std::uint64_t> queue_bytes;  // T × D: bytes queued at the sample's end
 };
 
+// The direction of `link` that leaves node `from`: 2·link + 0 for a → b, + 1 for b → a.
+inline std::uint64_t direction_slot(const topo::Topology& topology, topo::LinkId link, topo::NodeId from) {
+  return 2ull * link + (topology.link(link).a == from ? 0 : 1);
+}
+
 class LinkSampler final : public pdes::TimeSampler {
  public:
   // `max_samples` must be even and at least 2.

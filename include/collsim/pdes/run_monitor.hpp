@@ -15,10 +15,9 @@ namespace collsim::pdes {
 
 struct RunProgress {
   SimTime sim_time;             // simulated time reached
-  std::uint64_t events = 0;     // processed so far
+  std::uint64_t events = 0;     // processed so far, on all ranks
   std::uint64_t work_done = 0;  // the model's own count (RunMonitor::work_done)
   double wall_s = 0;            // since run() started
-  bool global = true;           // totals over all ranks; false: this rank only, mid-window
 };
 
 class RunMonitor {
