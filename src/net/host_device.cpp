@@ -196,13 +196,13 @@ void Host::send_control(HostIndex to, Packet p) {
   try_transmit(port);
 }
 
-void Host::send_ack(const Packet& data, std::uint32_t cumulative) {
+void Host::send_ack(const Packet& data, std::uint32_t cumulative, bool ecn_echo) {
   Packet ack;
   ack.kind = PacketKind::Ack;
   ack.flow = data.flow;
   ack.seq = cumulative;
   ack.sent = data.sent;  // for the sender's RTT
-  if (data.flags & packet_flag::kEcnMarked) ack.flags |= packet_flag::kEcnEcho;
+  if (ecn_echo) ack.flags |= packet_flag::kEcnEcho;
   ++stats_.acks;
   send_control(data.src, ack);
 }
@@ -225,14 +225,17 @@ void Host::receive_data(const Packet& p) {
   const FabricParams& fp = ctx_.params;
   Receiver& r = receivers_[receiver_key(p.src, p.flow)];
   if (r.delivered) {
-    send_ack(p, r.total);  // a late duplicate of a complete flow: acknowledge it all again
+    send_ack(p, r.total, (p.flags & packet_flag::kEcnMarked) != 0);  // a late duplicate of a complete flow: acknowledge it all again
     return;
   }
   if (r.count == 0 && r.got.empty()) {
     r.first = now();
     r.label = FlowLabel{p.app_op, p.app_info};
   }
-  if (p.flags & packet_flag::kEcnMarked) ++stats_.ecn_marked_received;
+  if (p.flags & packet_flag::kEcnMarked) {
+    ++stats_.ecn_marked_received;
+    r.marked_since_ack = true;
+  }
   if (p.flags & packet_flag::kLast) r.total = p.seq + 1;
   const std::size_t word = p.seq / 64;
   if (word >= r.got.size()) r.got.resize(word + 1, 0);
@@ -246,10 +249,12 @@ void Host::receive_data(const Packet& p) {
     while ((r.got.size() > r.expected / 64) && (r.got[r.expected / 64] >> (r.expected % 64) & 1)) ++r.expected;
   }
   const bool complete = r.total != 0 && r.count == r.total;
-  // Acknowledge every ack_every-th packet, the last, and anything unusual.
+  // Acknowledge every ack_every-th packet, the last, and anything unusual. A coalesced ACK
+  // echoes a mark on any packet it covers, as the sender would have seen per-packet ACKs.
   if (++r.since_ack >= fp.ack_every || complete || duplicate || !in_order) {
     r.since_ack = 0;
-    send_ack(p, r.expected);
+    send_ack(p, r.expected, r.marked_since_ack);
+    r.marked_since_ack = false;
   }
   if (!fp.lossless && p.seq > r.expected && r.nacked != r.expected && fp.routing != RoutingMode::Spray) {
     r.nacked = r.expected;

@@ -30,10 +30,24 @@ TEST(SingleFlow, ArrivesAtClosedFormTime) {
   EXPECT_EQ(run.totals.bytes_delivered, 1'000'000u);
   EXPECT_EQ(run.totals.drops, 0u);
   EXPECT_EQ(run.totals.retransmits, 0u);
-  // 245 data packets crossing two switches, and 245 ACKs (ack_every = 1) crossing them back.
+  // 245 data packets crossing two switches, and 16 ACKs crossing them back: by default the
+  // receiver acknowledges every 16th packet (15 of them up to packet 240) and the last.
   EXPECT_EQ(run.totals.data_packets, 245u);
-  EXPECT_EQ(run.totals.packets_forwarded, 2u * 245u * 2u);
+  EXPECT_EQ(run.totals.packets_forwarded, 2u * 245u + 2u * 16u);
   // The sender hears of the last byte one ACK later: 64 B over three hops, no queueing.
+  EXPECT_EQ(run.flows[0].acked.picoseconds(), expected + 3 * 64 * kPsPerByte + 3'500'000);
+}
+
+TEST(SingleFlow, AckEveryOneAcknowledgesEachPacketWithoutChangingDelivery) {
+  // The same flow as above with per-packet ACKs: 245 ACKs, each crossing both switches; on an
+  // idle path the reverse traffic delays nothing, so the times are those derived above.
+  const topo::Topology t = chain({ns(1000), ns(2000), ns(500)}, gbps(100));
+  FabricParams p;
+  p.ack_every = 1;
+  const auto run = testing::run(t, p, {{0, 1, 1'000'000, pdes::SimTime::zero()}});
+  const std::int64_t expected = 85'420'000;
+  EXPECT_EQ(run.flows[0].delivered.picoseconds(), expected);
+  EXPECT_EQ(run.totals.packets_forwarded, 2u * 245u * 2u);
   EXPECT_EQ(run.flows[0].acked.picoseconds(), expected + 3 * 64 * kPsPerByte + 3'500'000);
 }
 

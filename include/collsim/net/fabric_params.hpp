@@ -34,7 +34,8 @@ struct FabricParams {
   CongestionControlKind cc = CongestionControlKind::None;
   std::uint64_t window_bytes = 0;          // max unacknowledged bytes per flow; 0 = unlimited
   pdes::SimTime rto = pdes::SimTime::us(100);  // retransmission timeout (lossy mode)
-  std::uint32_t ack_every = 1;             // ACK every n-th data packet (and the last)
+  // ACK every n-th data packet (and the last): RC responders coalesce ACKs.
+  std::uint32_t ack_every = 16;
   // DCQCN (Zhu et al. 2015, defaults as in the ns-3 RDMA models)
   pdes::SimTime dcqcn_cnp_interval = pdes::SimTime::us(50);
   pdes::SimTime dcqcn_alpha_interval = pdes::SimTime::us(55);

@@ -120,6 +120,7 @@ struct Receiver {
   std::uint32_t total = 0;         // packets in the flow, known once the last one arrived
   std::uint32_t count = 0;         // distinct packets received
   std::uint32_t since_ack = 0;
+  bool marked_since_ack = false;   // an ECN mark the next (coalesced) ACK must echo
   std::uint32_t nacked = 0xFFFFFFFFu;  // `expected` at the last NACK
   std::uint64_t bytes = 0;
   FlowLabel label;
@@ -179,7 +180,7 @@ class Host final : public Device {
   void send_data(Sender& f);
   void send_control(HostIndex to, Packet p);
   // Acknowledges every packet of `data`'s flow below `cumulative`.
-  void send_ack(const Packet& data, std::uint32_t cumulative);
+  void send_ack(const Packet& data, std::uint32_t cumulative, bool ecn_echo);
   void receive_data(const Packet& p);
   void receive_ack(const Packet& p);
   void receive_nack(const Packet& p);
