@@ -221,9 +221,18 @@ void Host::on_packet(const Packet& p) {
   }
 }
 
+detail::Receiver& Host::receiver_of(const Packet& p) {
+  const std::uint64_t key = receiver_key(p.src, p.flow);
+  if (key != last_receiver_key_) {
+    last_receiver_key_ = key;
+    last_receiver_ = &receivers_[key];
+  }
+  return *last_receiver_;
+}
+
 void Host::receive_data(const Packet& p) {
   const FabricParams& fp = ctx_.params;
-  Receiver& r = receivers_[receiver_key(p.src, p.flow)];
+  Receiver& r = receiver_of(p);
   if (r.delivered) {
     send_ack(p, r.total, (p.flags & packet_flag::kEcnMarked) != 0);  // a late duplicate of a complete flow: acknowledge it all again
     return;

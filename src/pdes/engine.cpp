@@ -18,24 +18,19 @@ double seconds_since(Clock::time_point t) { return std::chrono::duration<double>
 std::string lp_name(LpId lp) { return "LP " + std::to_string(lp); }
 }  // namespace
 
-// Channel heads use a handler index no LP class has.
-constexpr std::uint8_t kChannelHandler = 0xFF;
-
 namespace detail {
 void post(Engine& engine, const EventKey& key, const EventBody& body) { engine.post(key, body); }
 
-void post_channel_head(Engine& engine, const EventKey& key, LpId target, ChannelBase* channel) {
-  EventBody body;
-  body.target = target;
-  body.lp_class = 0;
-  body.handler = kChannelHandler;
-  body.payload_size = sizeof channel;
-  std::memcpy(body.payload, &channel, sizeof channel);
-  engine.push_local(key, body);
+ChannelDeliveries channel_deliveries(Engine& engine) { return {&engine.pool_, &engine.delivery_next_}; }
+
+std::uint32_t register_channel(Engine& engine, ChannelBase* channel) {
+  engine.channels_.push_back(channel);
+  return static_cast<std::uint32_t>(engine.channels_.size() - 1);
 }
 
+void queue_delivery(Engine& engine, std::uint32_t ref) { engine.queue_stored(ref); }
+
 LogicalProcess* local_lp(Engine& engine, LpId id) { return &engine.lp(id); }
-ChannelStore& channel_store(Engine& engine) { return engine.channel_store_; }
 }  // namespace detail
 
 bool LogicalProcess::is_local(LpId other) const { return engine_->owns(other); }
@@ -116,8 +111,11 @@ void Engine::post(const EventKey& key, const EventBody& body) {
   ++stats_.remote_sent;
 }
 
-void Engine::push_local(const EventKey& key, const EventBody& body) {
-  const QueueEntry entry{key.time, QueueEntry::hint_of(key), pool_.store(key, body)};
+void Engine::push_local(const EventKey& key, const EventBody& body) { queue_stored(pool_.store(key, body)); }
+
+void Engine::queue_stored(std::uint32_t ref) {
+  const EventKey& key = pool_.key(ref);
+  const QueueEntry entry{key.time, QueueEntry::hint_of(key), ref};
   if (other_queue_) {
     other_queue_->push(entry);
   } else if (top_taken_) {
@@ -132,12 +130,10 @@ void Engine::push_local(const EventKey& key, const EventBody& body) {
 void Engine::dispatch(const QueueEntry& entry) {
   const EventBody& body = pool_[entry.ref];
   if (body.handler == kChannelHandler) {
-    ChannelBase* channel;
-    std::memcpy(&channel, body.payload, sizeof channel);
     now_ = entry.time;
     running_ = body.target;
-    pool_.release(entry.ref);
-    channel->deliver_head();
+    // The channel reads the delivery's payload and releases its slot.
+    channels_[body.lp_class]->deliver_head();
     ++stats_.events;
     return;
   }

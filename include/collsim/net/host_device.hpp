@@ -194,7 +194,11 @@ class Host final : public Device {
   std::unique_ptr<HostApp> app_;
   std::vector<NicQueues> nic_;
   std::vector<Sender> senders_;
-  std::unordered_map<std::uint64_t, Receiver> receivers_;
+  std::unordered_map<std::uint64_t, Receiver> receivers_;  // never erased: references stay valid
+  // Packets of one flow come in runs: the receiver of the last data packet, looked up once.
+  std::uint64_t last_receiver_key_ = ~std::uint64_t{0};
+  Receiver* last_receiver_ = nullptr;
+  Receiver& receiver_of(const Packet& p);
   struct QueuePairHash {
     std::size_t operator()(const QueuePair& q) const { return static_cast<std::size_t>(q.hi * 0x9E3779B97F4A7C15ull ^ q.lo); }
   };

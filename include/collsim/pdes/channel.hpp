@@ -3,7 +3,9 @@
 // earlier than the one sent before it (a link: packets leave one after another and take
 // the same time to cross). When both LPs are on one rank, only the earliest pending delivery
 // is in the event queue; the others wait in the channel, in order ("one pending event per
-// busy resource"), in slots of the engine's ChannelStore. Across ranks every delivery is an
+// busy resource"). A waiting delivery is stored once, as an event body in the engine's pool,
+// and threaded into its channel's FIFO by the engine's delivery links; when it reaches the
+// head it enters the queue as it is, without a copy. Across ranks every delivery is an
 // ordinary event.
 //
 // Each delivery keeps the key it would have had as an event of its own (the sender's origin
@@ -12,7 +14,7 @@
 #include <cstring>
 #include <type_traits>
 
-#include "collsim/pdes/channel_store.hpp"
+#include "collsim/pdes/event_pool.hpp"
 #include "collsim/pdes/logical_process.hpp"
 
 namespace collsim::pdes {
@@ -25,10 +27,18 @@ class ChannelBase {
 };
 
 namespace detail {
-// Queues the head event of a local channel (the engine dispatches it to deliver_head()).
-void post_channel_head(Engine& engine, const EventKey& key, LpId target, ChannelBase* channel);
+inline constexpr std::uint32_t kNoDelivery = 0xFFFFFFFFu;
+// A local channel's deliveries, by pool slot: see Engine.
+struct ChannelDeliveries {
+  EventPool* pool;
+  std::vector<std::uint32_t>* next;  // per pool slot: the channel's next delivery
+};
+ChannelDeliveries channel_deliveries(Engine& engine);
+// The channel's number in its engine (what a delivery's body names it by).
+std::uint32_t register_channel(Engine& engine, ChannelBase* channel);
+// Puts the stored delivery `ref` in the event queue: its channel's head is due.
+void queue_delivery(Engine& engine, std::uint32_t ref);
 LogicalProcess* local_lp(Engine& engine, LpId id);
-ChannelStore& channel_store(Engine& engine);
 }  // namespace detail
 
 template <auto Method>
@@ -53,43 +63,50 @@ class Channel final : public ChannelBase {
       sender.template schedule<Method>(receiver_id_, delay, payload, priority);
       return;
     }
-    engine_ = sender.engine_;
-    ChannelStore& store = detail::channel_store(*engine_);
-    const std::uint32_t slot = store.allocate();
-    ChannelSlot& s = store[slot];
-    s.key = sender.make_key(delay, priority);
-    s.next = ChannelSlot::kNone;
-    std::memcpy(s.payload, &payload, sizeof payload);
-    if (tail_ == ChannelSlot::kNone) {
-      head_ = slot;
-      detail::post_channel_head(*engine_, s.key, receiver_id_, this);
-    } else {
-      store[tail_].next = slot;
+    if (engine_ == nullptr) {
+      engine_ = sender.engine_;
+      id_ = detail::register_channel(*engine_, this);
     }
-    tail_ = slot;
+    const detail::ChannelDeliveries d = detail::channel_deliveries(*engine_);
+    const std::uint32_t ref = d.pool->allocate(sender.make_key(delay, priority));
+    EventBody& body = (*d.pool)[ref];
+    body.target = receiver_id_;
+    body.lp_class = id_;
+    body.handler = kChannelHandler;
+    body.payload_size = sizeof payload;
+    std::memcpy(body.payload, &payload, sizeof payload);
+    if (ref >= d.next->size()) d.next->resize(std::size_t{ref} + 1);
+    (*d.next)[ref] = detail::kNoDelivery;
+    if (tail_ == detail::kNoDelivery) {
+      head_ = ref;
+      detail::queue_delivery(*engine_, ref);
+    } else {
+      (*d.next)[tail_] = ref;
+    }
+    tail_ = ref;
   }
 
   void deliver_head() override {
-    ChannelStore& store = detail::channel_store(*engine_);
-    ChannelSlot& s = store[head_];
-    Payload payload;
-    std::memcpy(&payload, s.payload, sizeof payload);
+    const detail::ChannelDeliveries d = detail::channel_deliveries(*engine_);
     const std::uint32_t done = head_;
-    head_ = s.next;
-    if (head_ == ChannelSlot::kNone) {
-      tail_ = ChannelSlot::kNone;
+    Payload payload;
+    std::memcpy(&payload, (*d.pool)[done].payload, sizeof payload);
+    head_ = (*d.next)[done];
+    if (head_ == detail::kNoDelivery) {
+      tail_ = detail::kNoDelivery;
     } else {
-      detail::post_channel_head(*engine_, store[head_].key, receiver_id_, this);
+      detail::queue_delivery(*engine_, head_);
     }
-    store.release(done);
+    d.pool->release(done);
     if (receiver_ == nullptr) receiver_ = static_cast<Receiver*>(detail::local_lp(*engine_, receiver_id_));
     (receiver_->*Method)(payload);
   }
 
  private:
-  std::uint32_t head_ = ChannelSlot::kNone;
-  std::uint32_t tail_ = ChannelSlot::kNone;
+  std::uint32_t head_ = detail::kNoDelivery;
+  std::uint32_t tail_ = detail::kNoDelivery;
   LpId receiver_id_ = kNoLp;
+  std::uint32_t id_ = 0;
   bool local_ = false;
   Engine* engine_ = nullptr;
   Receiver* receiver_ = nullptr;

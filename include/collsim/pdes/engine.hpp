@@ -15,7 +15,6 @@
 #include <type_traits>
 #include <vector>
 
-#include "collsim/pdes/channel_store.hpp"
 #include "collsim/pdes/event_pool.hpp"
 #include "collsim/pdes/event_queue.hpp"
 #include "collsim/pdes/quaternary_heap.hpp"
@@ -29,8 +28,10 @@ namespace collsim::pdes {
 
 class ChannelBase;
 namespace detail {
-void post_channel_head(Engine& engine, const EventKey& key, LpId target, ChannelBase* channel);
-ChannelStore& channel_store(Engine& engine);
+struct ChannelDeliveries;
+ChannelDeliveries channel_deliveries(Engine& engine);
+std::uint32_t register_channel(Engine& engine, ChannelBase* channel);
+void queue_delivery(Engine& engine, std::uint32_t ref);
 }
 
 struct EngineOptions {
@@ -84,12 +85,15 @@ class Engine {
 
  private:
   friend void detail::post(Engine&, const EventKey&, const EventBody&);
-  friend void detail::post_channel_head(Engine&, const EventKey&, LpId, ChannelBase*);
-  friend ChannelStore& detail::channel_store(Engine&);
+  friend detail::ChannelDeliveries detail::channel_deliveries(Engine&);
+  friend std::uint32_t detail::register_channel(Engine&, ChannelBase*);
+  friend void detail::queue_delivery(Engine&, std::uint32_t);
   void install(LpId id, std::unique_ptr<LogicalProcess> lp, const detail::Trampoline* handlers,
                std::uint8_t handler_count, std::uint32_t class_tag);
   void post(const EventKey& key, const EventBody& body);
   void push_local(const EventKey& key, const EventBody& body);
+  // Queues the event already stored in pool slot `ref`.
+  void queue_stored(std::uint32_t ref);
   void dispatch(const QueueEntry& entry);
   // The default heap is called directly; another queue kind goes through the interface.
   bool queue_empty() const { return other_queue_ ? other_queue_->empty() : heap_.empty(); }
@@ -113,7 +117,9 @@ class Engine {
   std::vector<std::unique_ptr<LogicalProcess>> lps_;
 
   EventPool pool_;
-  ChannelStore channel_store_;
+  // Local channels, by number, and the links of their waiting deliveries (by pool slot).
+  std::vector<ChannelBase*> channels_;
+  std::vector<std::uint32_t> delivery_next_;
   QuaternaryHeap heap_{pool_.keys()};
   std::unique_ptr<EventQueue> other_queue_;
 

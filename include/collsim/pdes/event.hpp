@@ -86,6 +86,10 @@ struct EventBody {
 };
 static_assert(sizeof(EventBody) == 64);
 
+// The handler index of a channel delivery (no LP class has this many handlers); its
+// lp_class field then holds the channel's number in the engine.
+inline constexpr std::uint8_t kChannelHandler = 0xFF;
+
 // An event on its way to another rank.
 struct RemoteEvent {
   EventKey key;

@@ -14,9 +14,14 @@ namespace collsim::pdes {
 class EventPool {
  public:
   std::uint32_t store(const EventKey& key, const EventBody& body) {
+    const std::uint32_t ref = allocate(key);
+    bodies_[ref] = body;
+    return ref;
+  }
+  // A slot with its key set, for the caller to fill the body in place.
+  std::uint32_t allocate(const EventKey& key) {
     const std::uint32_t ref = bodies_.allocate();
     if (ref >= keys_.size()) keys_.emplace_back();
-    bodies_[ref] = body;
     keys_[ref] = key;
     return ref;
   }
