@@ -69,7 +69,7 @@ def measure(title, cmd, mpi_ranks, repeat):
     print(f"  events           {first['events']:,} ({first['events'] / wall / 1e6:.2f} M/s of wall time)")
     print(f"  packets          {first['packets_forwarded']:,} forwarded by switches")
     print(f"  completion       {first['makespan_ps'] / 1e9:.3f} ms simulated")
-    return first, wall
+    return first, wall, cpu
 
 
 def main():
@@ -84,21 +84,23 @@ def main():
             goal = os.path.join(tmp, "atlahs_ring_128.goal")
             write_atlahs_ring(goal)
             cmd = [a.collsim, "run", "--topology", "topologies/leaf_spine_128_200g.yaml", "--schedule", goal, "--json"]
-            # The default transport acknowledges every packet; NICs coalesce ACKs, which halves
-            # the events (and frees the 64/4160 of the bandwidth the ACKs took).
-            for title, extra in (("", []), (", one ACK per 16 packets", ["--set", "ack_every=16"])):
-                out, wall = measure(f"(b) ATLAHS ring: 128 ranks, 254 steps of 1 MiB, leaf_spine_128_200g, one rank{title}",
-                                    cmd + extra, 1, a.repeat)
+            # The default transport coalesces ACKs (one per 16 packets, as RC NICs may); per-packet
+            # ACKs double the events and take 64/4160 of the reverse bandwidth.
+            for title, extra in (("", []), (", per-packet ACKs", ["--set", "ack_every=1"])):
+                out, wall, cpu = measure(f"(b) ATLAHS ring: 128 ranks, 254 steps of 1 MiB, leaf_spine_128_200g, one rank{title}",
+                                         cmd + extra, 1, a.repeat)
                 ms = out["makespan_ps"] / 1e9
-                print(f"  vs ATLAHS/htsim  {ATLAHS_WALL_S / wall:.1f}x faster than its {ATLAHS_WALL_S:.0f} s (target 10x);"
+                # On a shared machine the CPU time is what one core alone would take.
+                print(f"  vs ATLAHS/htsim  {ATLAHS_WALL_S / wall:.1f}x faster than its {ATLAHS_WALL_S:.0f} s by wall time,"
+                      f" {ATLAHS_WALL_S / cpu:.1f}x by CPU time (target 10x);"
                       f" completion {100 * (ms / ATLAHS_COMPLETION_MS - 1):+.1f}% vs its {ATLAHS_COMPLETION_MS} ms,"
                       f" {100 * (ms / LOGGOPS_BOUND_MS - 1):+.1f}% vs the LogGOPS bound {LOGGOPS_BOUND_MS} ms")
 
     if a.only in (None, "ring"):
         cmd = [a.collsim, "run", "--topology", "topologies/fat_tree_k16.yaml", "--coll", "allreduce", "--algo", "ring",
                "--bytes", "256MiB", "--json"]
-        one, wall1 = measure("(a) ring allreduce: 1024 ranks, 256 MiB, fat_tree_k16, one rank", cmd, 1, a.repeat)
-        two, wall2 = measure("(a) the same on two MPI ranks", cmd, 2, a.repeat)
+        one, wall1, _ = measure("(a) ring allreduce: 1024 ranks, 256 MiB, fat_tree_k16, one rank", cmd, 1, a.repeat)
+        two, wall2, _ = measure("(a) the same on two MPI ranks", cmd, 2, a.repeat)
         assert one["makespan_ps"] == two["makespan_ps"], "1 and 2 ranks differ"
         print(f"  speed-up         {wall1 / wall2:.2f}x from 1 to 2 ranks")
 

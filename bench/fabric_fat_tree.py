@@ -47,8 +47,8 @@ def main():
     per_device = (rss16 - rss8) / ((1024 + 320) - (128 + 80))
     print(f"  memory           peak RSS {rss16 / 2**20:.1f} MiB; {per_device / 1024:.1f} KiB per device"
           f" (hosts and switches, k=16 minus k=8)")
-    print("  per packet       48 B queued at a switch port; 72 B in flight on a link (key + packet in the"
-          " link's ring); +104 B for the one that is the link's pending event (queue entry, body, key)")
+    print("  per packet       48 B queued at a switch port; 92 B in flight on a link (event body with the"
+          " packet, key, link to the next); +16 B for the one that is the link's pending event (queue entry)")
 
 
 if __name__ == "__main__":
