@@ -135,10 +135,12 @@ TEST(StreamedStep, ResNetPresetGivesTheSameStep) {
 }
 
 TEST(StreamedStep, SmallerLlama3GivesTheSameStep) {
-  // The preset's TP 8 + SP, PP 4 interleaved and ZeRO-1, on DP 2 with 8 micro-batches.
+  // The preset's TP 8 + SP, PP 4 interleaved (5 chunks per stage) and ZeRO-1, with one
+  // layer per chunk (20), on DP 2 with 4 micro-batches.
   WorkloadSpec w = preset("llama3_70b");
+  w.model.transformer->layers = 20;
   w.parallel.dp = 2;
-  w.training.global_batch = 8 * w.training.micro_batch * w.parallel.dp;
+  w.training.global_batch = 4 * w.training.micro_batch * w.parallel.dp;
   const Outcome a = whole(w, eight_per_node(), cluster_params());
   expect_same(a, streamed(w, eight_per_node(), cluster_params()));
 }
