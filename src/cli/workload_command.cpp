@@ -168,6 +168,7 @@ std::optional<bool> run_streamed(WorkloadOptions& o, const workload::WorkloadSpe
   }
   if (!run) return true;
   stream->finish();  // totals of what a run that stopped early never reached
+  logging::logger("workload").debug("streamed step: {} busy interval(s) kept for the report", timelines.num_intervals());
   const goal::Schedule shape = ranks_only(stream->num_ranks());
   const workload::StepReport report = workload::analyse_step(w, stream->totals(), timelines, run->result.rank_finish_ps);
   nlohmann::json j = run_summary_json(o.sim, t, shape, description, *run);
