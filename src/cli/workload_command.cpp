@@ -136,11 +136,11 @@ goal::Schedule ranks_only(std::uint32_t ranks) {
 // LogGOPS mode without -o, --ops or --hdf5: nothing needs the whole schedule, so each rank's
 // program is lowered as the run reaches it and forgotten once done, and the report is built
 // from each rank's busy time by role. Same numbers as lowering first, in a fraction of the
-// memory (what the ops in flight need).
-// Nothing when the stream cannot be run exactly (exec::StreamOrderError): then the caller
-// lowers the whole step.
-std::optional<bool> run_streamed(WorkloadOptions& o, const workload::WorkloadSpec& w, const std::string& file, const topo::Topology& t,
-                  const workload::LoweringOptions& lowering, ParallelContext& parallel) {
+// memory (what the ops in flight need). Whether the run completed; nothing when the stream
+// cannot be run exactly (exec::StreamOrderError): then the caller lowers the whole step.
+std::optional<bool> run_streamed(WorkloadOptions& o, const workload::WorkloadSpec& w, const std::string& file,
+                                 const topo::Topology& t, const workload::LoweringOptions& lowering,
+                                 ParallelContext& parallel) {
   std::optional<workload::StepStream> stream;
   try {
     stream.emplace(w, lowering);
@@ -213,7 +213,8 @@ void run_workload_command(WorkloadOptions& o) {
     } else {
       lowering.gpus_per_node = w.parallel.tp;
     }
-    if (simulate && !o.whole_step && o.output.empty() && o.sim.network == "loggops" && o.sim.ops.empty() && o.sim.observe.hdf5.empty()) {
+    const bool needs_whole_step = o.whole_step || !o.output.empty() || !o.sim.ops.empty() || !o.sim.observe.hdf5.empty();
+    if (simulate && o.sim.network == "loggops" && !needs_whole_step) {
       if (const std::optional<bool> streamed = run_streamed(o, w, file, t, lowering, parallel)) {
         complete = *streamed;
         return;
