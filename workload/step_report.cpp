@@ -1,7 +1,7 @@
 #include "collsim/workload/step_report.hpp"
 
 #include <algorithm>
-#include <cmath>
+#include <functional>
 #include <stdexcept>
 #include <vector>
 
@@ -15,13 +15,16 @@ struct Edge {
   OpRole role;
 };
 
-}  // namespace
+// Where the critical rank's time went, from its busy intervals: each span between two
+// consecutive edges goes to compute if any compute runs, else in equal shares to the
+// dimensions communicating, else to idle. The shares are kept exactly, as multiples of
+// 1/kShares ps, so that any way of cutting the same busy time into intervals gives the
+// same numbers.
+constexpr std::int64_t kShares = 12;  // divisible by 1..kDimensions
+static_assert(kDimensions <= 4, "kShares must be divisible by every number of dimensions");
 
-StepReport analyse_step(const WorkloadSpec& w, const LoweredStep& step, std::span<const std::int64_t> start_ps,
-                        std::span<const std::int64_t> end_ps, std::span<const std::int64_t> rank_finish_ps) {
-  const goal::Schedule& s = step.schedule;
-  if (start_ps.size() != s.num_ops() || end_ps.size() != s.num_ops() || rank_finish_ps.size() != s.num_ranks())
-    throw std::invalid_argument("analyse_step: op times do not match the schedule");
+StepReport report_from(const WorkloadSpec& w, const StepTotals& totals, std::span<const std::int64_t> rank_finish_ps,
+                       const std::function<void(goal::RankId, std::vector<Edge>&)>& edges_of) {
   StepReport r;
   // The critical rank: the one that finishes last.
   const auto last = std::max_element(rank_finish_ps.begin(), rank_finish_ps.end());
@@ -29,16 +32,10 @@ StepReport analyse_step(const WorkloadSpec& w, const LoweredStep& step, std::spa
   r.iteration_ps = rank_finish_ps.empty() ? 0 : *last;
 
   std::vector<Edge> edges;
-  const goal::RankOps ops = s.rank(r.critical_rank);
-  for (goal::LocalOp i = 0; i < ops.num_ops(); ++i) {
-    const std::uint64_t g = ops.first_global_op() + i;
-    if (start_ps[g] < 0 || end_ps[g] <= start_ps[g]) continue;
-    edges.push_back({start_ps[g], +1, step.role[g]});
-    edges.push_back({end_ps[g], -1, step.role[g]});
-  }
+  if (!rank_finish_ps.empty()) edges_of(r.critical_rank, edges);
   std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) { return a.t < b.t; });
   std::array<int, 1 + kDimensions> active{};
-  std::array<double, kDimensions> exposed{};
+  std::array<std::int64_t, kDimensions> exposed_shares{};
   std::int64_t now = 0;
   for (const Edge& e : edges) {
     const std::int64_t span = e.t - now;
@@ -49,7 +46,7 @@ StepReport analyse_step(const WorkloadSpec& w, const LoweredStep& step, std::spa
         r.compute_ps += span;
       } else if (dims > 0) {
         for (std::size_t d = 0; d < kDimensions; ++d)
-          if (active[1 + d] > 0) exposed[d] += static_cast<double>(span) / dims;
+          if (active[1 + d] > 0) exposed_shares[d] += span * (kShares / dims);
       } else {
         r.idle_ps += span;
       }
@@ -59,19 +56,48 @@ StepReport analyse_step(const WorkloadSpec& w, const LoweredStep& step, std::spa
   }
   r.idle_ps += r.iteration_ps - now;
   // Integer shares that still add up: the rounding goes to idle time.
-  for (std::size_t d = 0; d < kDimensions; ++d) {
-    r.exposed_comm_ps[d] = static_cast<std::int64_t>(std::floor(exposed[d]));
-  }
+  for (std::size_t d = 0; d < kDimensions; ++d) r.exposed_comm_ps[d] = exposed_shares[d] / kShares;
   std::int64_t accounted = r.compute_ps + r.idle_ps;
   for (std::int64_t e : r.exposed_comm_ps) accounted += e;
   r.idle_ps += r.iteration_ps - accounted;
 
   const double peak = w.device.peak_flops[static_cast<std::size_t>(w.model.dtype)];
-  const double gpus = s.num_ranks();
-  if (r.iteration_ps > 0 && peak > 0) r.mfu = step.model_flops / (static_cast<double>(r.iteration_ps) * 1e-12 * gpus * peak);
-  for (const auto& b : step.bytes_sent)
+  const double gpus = static_cast<double>(rank_finish_ps.size());
+  if (r.iteration_ps > 0 && peak > 0) r.mfu = totals.model_flops / (static_cast<double>(r.iteration_ps) * 1e-12 * gpus * peak);
+  for (const auto& b : totals.bytes_sent)
     for (std::size_t d = 0; d < kDimensions; ++d) r.bytes_per_rank[d] += static_cast<double>(b[d]) / gpus;
   return r;
+}
+
+}  // namespace
+
+StepReport analyse_step(const WorkloadSpec& w, const LoweredStep& step, std::span<const std::int64_t> start_ps,
+                        std::span<const std::int64_t> end_ps, std::span<const std::int64_t> rank_finish_ps) {
+  const goal::Schedule& s = step.schedule;
+  if (start_ps.size() != s.num_ops() || end_ps.size() != s.num_ops() || rank_finish_ps.size() != s.num_ranks())
+    throw std::invalid_argument("analyse_step: op times do not match the schedule");
+  return report_from(w, step, rank_finish_ps, [&](goal::RankId rank, std::vector<Edge>& edges) {
+    const goal::RankOps ops = s.rank(rank);
+    for (goal::LocalOp i = 0; i < ops.num_ops(); ++i) {
+      const std::uint64_t g = ops.first_global_op() + i;
+      if (start_ps[g] < 0 || end_ps[g] <= start_ps[g]) continue;
+      edges.push_back({start_ps[g], +1, step.role[g]});
+      edges.push_back({end_ps[g], -1, step.role[g]});
+    }
+  });
+}
+
+StepReport analyse_step(const WorkloadSpec& w, const StepTotals& totals, const RoleTimelines& timelines,
+                        std::span<const std::int64_t> rank_finish_ps) {
+  if (rank_finish_ps.size() != timelines.num_ranks() || totals.bytes_sent.size() != timelines.num_ranks())
+    throw std::invalid_argument("analyse_step: busy times do not match the step");
+  return report_from(w, totals, rank_finish_ps, [&](goal::RankId rank, std::vector<Edge>& edges) {
+    for (std::size_t role = 0; role <= kDimensions; ++role)
+      for (const BusyInterval& b : timelines.busy(rank, static_cast<OpRole>(role))) {
+        edges.push_back({b.start, +1, static_cast<OpRole>(role)});
+        edges.push_back({b.end, -1, static_cast<OpRole>(role)});
+      }
+  });
 }
 
 }  // namespace collsim::workload

@@ -7,6 +7,7 @@
 
 #include "collsim/common/units.hpp"
 #include "collsim/exec/loggops_simulator.hpp"
+#include "collsim/exec/loggops_stream.hpp"
 #include "collsim/out/op_times_file.hpp"
 #include "collsim/out/run_results.hpp"
 #include "duration_option.hpp"
@@ -70,21 +71,15 @@ exec::LogGOPSParams loggops_params(const SimulationCliOptions& o) {
   return p;
 }
 
-// The message-level mode: LogGOPSim's model, sequential, on the first rank only.
-exec::FabricRun run_loggops(const goal::Schedule& schedule, const exec::LogGOPSParams& params, bool record,
-                            pdes::RunMonitor* monitor) {
-  exec::LogGOPSOptions options;
-  options.record_op_times = record;
-  options.monitor = monitor;
-  const auto t0 = std::chrono::steady_clock::now();
-  const exec::LogGOPSResult l = exec::simulate_loggops(schedule, params, options);
+// The counters of a LogGOPS run, as the packet mode reports them.
+exec::FabricRun fabric_run_of(const exec::LogGOPSResult& l, std::uint64_t ops_total, double wall_s) {
   exec::FabricRun run;
   exec::RunResult& r = run.result;
-  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  r.wall_s = wall_s;
   r.complete = l.complete;
   r.makespan_ps = static_cast<std::int64_t>(l.makespan) * 1000;
   for (std::uint64_t t : l.rank_finish) r.rank_finish_ps.push_back(static_cast<std::int64_t>(t) * 1000);
-  r.ops_total = schedule.num_ops();
+  r.ops_total = ops_total;
   r.ops_completed = l.ops_completed;
   r.messages = l.messages;
   r.bytes = l.bytes;
@@ -93,6 +88,20 @@ exec::FabricRun run_loggops(const goal::Schedule& schedule, const exec::LogGOPSP
   run.stats.events = l.events;
   run.stats.wall_s = r.wall_s;
   run.stats.events_per_s = r.events_per_s;
+  return run;
+}
+
+// The message-level mode: LogGOPSim's model, sequential, on the first rank only.
+exec::FabricRun run_loggops(const goal::Schedule& schedule, const exec::LogGOPSParams& params, bool record,
+                            pdes::RunMonitor* monitor) {
+  exec::LogGOPSOptions options;
+  options.record_op_times = record;
+  options.monitor = monitor;
+  const auto t0 = std::chrono::steady_clock::now();
+  const exec::LogGOPSResult l = exec::simulate_loggops(schedule, params, options);
+  exec::FabricRun run =
+      fabric_run_of(l, schedule.num_ops(), std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  exec::RunResult& r = run.result;
   for (const exec::BlockedOp& b : l.blocked) {
     const goal::RankOps ops = schedule.rank(b.rank);
     std::string why(exec::to_string(b.reason));
@@ -118,6 +127,32 @@ exec::FabricRun run_loggops(const goal::Schedule& schedule, const exec::LogGOPSP
 }
 
 }  // namespace
+
+std::optional<exec::FabricRun> simulate_stream(const SimulationCliOptions& o, goal::ScheduleStream& stream,
+                                               ParallelContext& parallel, RunWatch* watch,
+                                               exec::LogGOPSStreamOptions options) {
+  const exec::LogGOPSParams params = loggops_params(o);
+  if (!parallel.is_root()) return std::nullopt;
+  options.monitor = watch;
+  const auto t0 = std::chrono::steady_clock::now();
+  const exec::LogGOPSStreamResult l = exec::simulate_loggops_stream(stream, params, options);
+  exec::FabricRun run = fabric_run_of(l.run, l.ops_total,
+                                      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  exec::RunResult& r = run.result;
+  // The ops themselves are gone from memory by now: what the window kept of them.
+  for (const exec::BlockedOp& b : l.run.blocked)
+    r.blocked.push_back("rank " + std::to_string(b.rank) + " " +
+                        exec::describe_op(b.op, goal::Op{b.kind, b.peer, b.tag, b.size, 0, 0}) + ": " +
+                        std::string(exec::to_string(b.reason)));
+  if (l.run.num_blocked > l.run.blocked.size())
+    r.blocked.push_back(std::to_string(l.run.num_blocked - l.run.blocked.size()) +
+                        " more op(s) never reached (their prerequisites never finished)");
+  for (const exec::UnmatchedMessage& m : l.run.unmatched)
+    r.unmatched.push_back("rank " + std::to_string(m.to) + ": message from rank " + std::to_string(m.from) + " tag " +
+                          std::to_string(m.tag) + " (" + std::to_string(m.size) + " bytes, op " + std::to_string(m.send) +
+                          " of rank " + std::to_string(m.from) + ") was never received");
+  return run;
+}
 
 nlohmann::json run_summary_json(const SimulationCliOptions& o, const topo::Topology& t, const goal::Schedule& schedule,
                                 const std::string& description, const exec::FabricRun& run) {

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "collsim/exec/fabric_executor.hpp"
+#include "collsim/exec/loggops_stream.hpp"
+#include "collsim/goal/schedule_stream.hpp"
 #include "collsim/goal/schedule.hpp"
 #include "collsim/topo/topology.hpp"
 #include "fabric_options.hpp"
@@ -55,6 +57,13 @@ std::unique_ptr<RunWatch> watch_simulation(const SimulationCliOptions& o, Parall
 std::optional<exec::FabricRun> simulate_schedule(const SimulationCliOptions& o, const topo::Topology& topology,
                                                  const goal::Schedule& schedule, ParallelContext& parallel,
                                                  RunWatch* watch = nullptr);
+
+// The LogGOPS mode on a schedule that arrives in pieces (a workload step lowered on the fly),
+// on the root rank only (nothing elsewhere); no op times are kept: `options.on_finished`
+// hears them. Blocked ops are described by what the stream's window knew of them.
+std::optional<exec::FabricRun> simulate_stream(const SimulationCliOptions& o, goal::ScheduleStream& stream,
+                                               ParallelContext& parallel, RunWatch* watch,
+                                               exec::LogGOPSStreamOptions options);
 
 // The summary keys every simulating command reports; commands add their own.
 nlohmann::json run_summary_json(const SimulationCliOptions& o, const topo::Topology& t, const goal::Schedule& schedule,

@@ -6,16 +6,20 @@
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "collsim/common/input_error.hpp"
 #include "collsim/common/units.hpp"
 #include "collsim/config/preset_file.hpp"
+#include "collsim/goal/schedule_builder.hpp"
 #include "collsim/goal/schedule_file.hpp"
+#include "collsim/log/log.hpp"
 #include "collsim/topo/loader.hpp"
 #include "collsim/workload/parallel_layout.hpp"
 #include "collsim/workload/step_lowering.hpp"
 #include "collsim/workload/step_report.hpp"
+#include "collsim/workload/step_stream.hpp"
 #include "collsim/workload/workload_loader.hpp"
 #include "loggops_from_topology.hpp"
 #include "preset_paths.hpp"
@@ -28,6 +32,7 @@ struct WorkloadOptions {
   std::string workload;
   std::string output;
   bool run = false;
+  bool whole_step = false;
   SimulationCliOptions sim;
   CLI::Option* network_option = nullptr;
 };
@@ -56,7 +61,7 @@ void check_fits(const workload::WorkloadSpec& w, const topo::Topology& t, const 
   }
 }
 
-std::string describe(const workload::WorkloadSpec& w, const workload::LoweredStep& step) {
+std::string describe(const workload::WorkloadSpec& w, const workload::StepTotals& step) {
   const workload::ParallelSpec& p = w.parallel;
   std::ostringstream s;
   const double params = static_cast<double>(step.total_params);
@@ -76,7 +81,7 @@ nlohmann::json dims_json(const auto& values) {
   return j;
 }
 
-nlohmann::json report_json(const workload::WorkloadSpec& w, const workload::LoweredStep& step,
+nlohmann::json report_json(const workload::WorkloadSpec& w, const workload::StepTotals& step,
                            const workload::StepReport& r) {
   return {{"workload", w.name},
           {"model", w.model.name},
@@ -118,6 +123,69 @@ void print_report(const workload::WorkloadSpec& w, const workload::StepReport& r
   std::cout << std::endl;
 }
 
+// The step's ranks without their ops: what the summary reads of a schedule it never held.
+goal::Schedule ranks_only(std::uint32_t ranks) {
+  goal::ScheduleBuilder builder(ranks);
+  for (goal::RankId r = 0; r < ranks; ++r) {
+    builder.begin_rank(r);
+    builder.end_rank();
+  }
+  return builder.finish();
+}
+
+// LogGOPS mode without -o, --ops or --hdf5: nothing needs the whole schedule, so each rank's
+// program is lowered as the run reaches it and forgotten once done, and the report is built
+// from each rank's busy time by role. Same numbers as lowering first, in a fraction of the
+// memory (what the ops in flight need). Whether the run completed; nothing when the stream
+// cannot be run exactly (exec::StreamOrderError): then the caller lowers the whole step.
+std::optional<bool> run_streamed(WorkloadOptions& o, const workload::WorkloadSpec& w, const std::string& file,
+                                 const topo::Topology& t, const workload::LoweringOptions& lowering,
+                                 ParallelContext& parallel) {
+  std::optional<workload::StepStream> stream;
+  try {
+    stream.emplace(w, lowering);
+  } catch (const std::invalid_argument& e) {
+    throw InputError::in_file(file, e.what());
+  }
+  const std::string description = describe(w, stream->totals());
+  if (parallel.is_root() && !o.sim.json) std::cout << "workload      " << description << "\n" << std::flush;
+  const auto watch = std::make_unique<RunWatch>(o.sim.observe, parallel.is_root(), parallel.transport().size(), nullptr,
+                                                "ops", 0);
+  workload::RoleTimelines timelines(stream->num_ranks());
+  exec::LogGOPSStreamOptions options;
+  options.on_finished = [&timelines](goal::RankId rank, std::uint8_t role, std::uint64_t start_ns, std::uint64_t end_ns) {
+    timelines.add(rank, static_cast<workload::OpRole>(role), static_cast<std::int64_t>(start_ns) * 1000,
+                  static_cast<std::int64_t>(end_ns) * 1000);
+  };
+  std::optional<exec::FabricRun> run;
+  try {
+    run = simulate_stream(o.sim, *stream, parallel, watch.get(), options);
+  } catch (const exec::StreamOrderError& e) {
+    logging::logger("cli").warn("{}; lowering the whole step instead", e.what());
+    return std::nullopt;
+  } catch (const std::invalid_argument& e) {
+    throw InputError::in_file(file, e.what());  // the lowering meets a collective it cannot plan
+  }
+  if (!run) return true;
+  stream->finish();  // totals of what a run that stopped early never reached
+  logging::logger("workload").debug("streamed step: {} busy interval(s) kept for the report", timelines.num_intervals());
+  const goal::Schedule shape = ranks_only(stream->num_ranks());
+  const workload::StepReport report = workload::analyse_step(w, stream->totals(), timelines, run->result.rank_finish_ps);
+  nlohmann::json j = run_summary_json(o.sim, t, shape, description, *run);
+  j.update(report_json(w, stream->totals(), report));
+  write_run_files(o.sim, t, shape, *run, j);
+  if (o.sim.json) {
+    std::cout << j.dump(2) << std::endl;
+  } else {
+    std::cout << "lowered       " << run->result.ops_total << " ops on " << stream->num_ranks()
+              << " ranks on the fly, while simulating\n";
+    print_run_human(o.sim, t, shape, description, *run);
+    print_report(w, report);
+  }
+  if (!run->result.complete) report_incomplete(run->result);
+  return run->result.complete;
+}
+
 void run_workload_command(WorkloadOptions& o) {
   const std::string file = config::resolve_preset(o.workload, collsim_home() / "workload" / "presets", "workload").string();
   const workload::WorkloadSpec w = workload::load_workload(file);
@@ -144,6 +212,13 @@ void run_workload_command(WorkloadOptions& o) {
       lowering.gpus_per_node = std::max(1u, t.hosts_per_server());
     } else {
       lowering.gpus_per_node = w.parallel.tp;
+    }
+    const bool needs_whole_step = o.whole_step || !o.output.empty() || !o.sim.ops.empty() || !o.sim.observe.hdf5.empty();
+    if (simulate && o.sim.network == "loggops" && !needs_whole_step) {
+      if (const std::optional<bool> streamed = run_streamed(o, w, file, t, lowering, parallel)) {
+        complete = *streamed;
+        return;
+      }
     }
     const auto t0 = std::chrono::steady_clock::now();
     workload::LoweredStep step;
@@ -206,6 +281,9 @@ void add_workload_command(CLI::App& app) {
   cmd->add_option("WORKLOAD", o->workload, "Workload file, or a preset name (workload/presets/*.yaml)")->required();
   cmd->add_option("-o,--output", o->output, "Write the step's GOAL schedule here (.goal text, .bin, .goalb)");
   cmd->add_flag("--run", o->run, "Simulate the step (the default unless -o is given)");
+  cmd->add_flag("--whole-step", o->whole_step,
+                "Lower the whole step before simulating it (loggops mode otherwise lowers it on the fly when "
+                "nothing needs the whole schedule: no -o, --ops or --hdf5)");
   o->sim.add_to(*cmd);
   o->network_option = cmd->get_option("--network");
   cmd->callback([o] { run_workload_command(*o); });

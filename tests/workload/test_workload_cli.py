@@ -108,6 +108,15 @@ class Workload(unittest.TestCase):
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("needs 512 GPUs (TP 2 × PP 2 × DP 128) but topology dgx_h100_superpod has 256 hosts", r.stderr)
 
+    def test_loggops_streams_the_step_with_the_same_report(self):
+        # Lowered on the fly by default in loggops mode; --whole-step lowers it first.
+        streamed = self.report(self.small, "--network", "loggops")
+        whole = self.report(self.small, "--network", "loggops", "--whole-step")
+        self.assertGreater(streamed["ops_total"], 0)
+        for key in sorted(set(streamed) | set(whole)):
+            if key not in VOLATILE:
+                self.assertEqual(streamed.get(key), whole.get(key), key)
+
     def test_writing_only_lowers(self):
         goal = os.path.join(self.dir.name, "only.goal")
         r = collsim("workload", self.small, "-o", goal)

@@ -4,6 +4,9 @@
 // queue, which a new receive searches first, earliest arrival first.
 //
 // Exact (source, tag) pairs are hashed; wildcard receives (rare in practice) are scanned.
+// A pair leaves the table when its queue empties: schedules that give every collective its
+// own tags (the workload lowering) would otherwise keep an empty queue (~600 bytes) for every
+// pair they ever used.
 // Non-overtaking between a sender and a receiver is the caller's job: messages must be
 // offered in the order they were sent (see PairSequencer).
 
@@ -65,6 +68,7 @@ class MatchQueue {
     if (has_exact) {
       const Recv r = exact->second.front().item;
       exact->second.pop_front();
+      if (exact->second.empty()) posted_.erase(exact);
       --posted_count_;
       return r;
     }
@@ -111,6 +115,7 @@ class MatchQueue {
   Msg take_front(It it) {
     Msg m = it->second.front().item;
     it->second.pop_front();
+    if (it->second.empty()) unexpected_.erase(it);
     --unexpected_count_;
     return m;
   }

@@ -25,14 +25,18 @@ struct LoweringOptions {
   coll::SystemModel system;         // what "auto" tunes for (the arch comes from the device)
 };
 
-struct LoweredStep {
-  goal::Schedule schedule;
-  std::vector<OpRole> role;                       // per global op
+// What a step adds up to, whether lowered whole or streamed (step_stream.hpp).
+struct StepTotals {
   std::vector<std::uint64_t> compute_ns;          // per rank: its compute calcs summed
   std::vector<std::array<std::uint64_t, kDimensions>> bytes_sent;  // per rank and dimension (wire bytes)
   double model_flops = 0;                         // per iteration on all GPUs, without recomputation
   std::uint64_t micro_batches = 0;
   std::uint64_t total_params = 0;
+};
+
+struct LoweredStep : StepTotals {
+  goal::Schedule schedule;
+  std::vector<OpRole> role;                       // per global op
   // Every rank's part of every collective, in emission order; names like "dp allreduce".
   std::vector<goal::OpSpan> collectives;
   std::vector<std::string> collective_names;

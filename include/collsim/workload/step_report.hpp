@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <span>
 
+#include "collsim/workload/role_timeline.hpp"
 #include "collsim/workload/step_lowering.hpp"
 
 namespace collsim::workload {
@@ -25,8 +26,14 @@ struct StepReport {
 // `rank_finish_ps`: per rank, when the simulator says it finished (which may be after its
 // last op ended: LogGOPS keeps the cpu busy with the overhead of a send already handed over).
 // compute + Σ exposed + idle = iteration on the critical rank; where several dimensions
-// communicate at once and nothing computes, they share the time equally.
+// communicate at once and nothing computes, they share the time equally (each share rounded
+// down to whole ps, the rest going to idle).
 StepReport analyse_step(const WorkloadSpec& w, const LoweredStep& step, std::span<const std::int64_t> start_ps,
                         std::span<const std::int64_t> end_ps, std::span<const std::int64_t> rank_finish_ps);
+
+// The same from what a streamed run keeps: each rank's busy time by role. Depends only on
+// when each role was busy, so it gives the same report as the op times it was built from.
+StepReport analyse_step(const WorkloadSpec& w, const StepTotals& totals, const RoleTimelines& timelines,
+                        std::span<const std::int64_t> rank_finish_ps);
 
 }  // namespace collsim::workload

@@ -1,0 +1,36 @@
+#pragma once
+// When each rank was busy with what: per rank and OpRole, the union of its ops' [start, end)
+// intervals, merged as they come. What the step report needs of a run's op times, in memory
+// that grows with the gaps between busy periods rather than with the ops.
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "collsim/goal/op.hpp"
+#include "collsim/workload/step_lowering.hpp"
+
+namespace collsim::workload {
+
+struct BusyInterval {
+  std::int64_t start = 0, end = 0;  // ps, end > start
+};
+
+class RoleTimelines {
+ public:
+  explicit RoleTimelines(std::uint32_t num_ranks) : ranks_(num_ranks) {}
+
+  // An op of `rank` with `role` ran over [start_ps, end_ps); nothing when end_ps <= start_ps.
+  void add(goal::RankId rank, OpRole role, std::int64_t start_ps, std::int64_t end_ps);
+  // Disjoint, not touching, ascending.
+  const std::vector<BusyInterval>& busy(goal::RankId rank, OpRole role) const {
+    return ranks_[rank][static_cast<std::size_t>(role)];
+  }
+  std::uint32_t num_ranks() const { return static_cast<std::uint32_t>(ranks_.size()); }
+  std::uint64_t num_intervals() const;
+
+ private:
+  std::vector<std::array<std::vector<BusyInterval>, 1 + kDimensions>> ranks_;
+};
+
+}  // namespace collsim::workload

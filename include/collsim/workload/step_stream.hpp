@@ -1,0 +1,42 @@
+#pragma once
+// A training step lowered on demand, piece by piece, for a run that never holds the whole
+// schedule (exec::simulate_loggops_stream): the same ops, dependencies and totals as
+// lower_step(), in pieces of one pipeline action per rank (then the last gradient buckets
+// and the optimizer step). Each op's label is its OpRole.
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "collsim/goal/schedule_stream.hpp"
+#include "collsim/workload/step_lowering.hpp"
+
+namespace collsim::workload {
+
+class StepStream final : public goal::ScheduleStream {
+ public:
+  // Throws std::invalid_argument for an inconsistent workload, as lower_step() does.
+  StepStream(const WorkloadSpec& w, const LoweringOptions& options);
+  ~StepStream() override;
+
+  std::uint32_t num_ranks() const override;
+  bool next_piece(goal::RankId r, goal::SchedulePiece& piece) override;
+
+  // compute_ns and bytes_sent count the pieces handed over so far: all of them once every
+  // rank's stream has ended (see finish()).
+  const StepTotals& totals() const { return totals_; }
+  // Runs what is left of every rank's program without keeping it, so that the totals are
+  // complete even when a run stopped early.
+  void finish();
+  std::uint64_t ops_emitted() const { return ops_emitted_; }
+
+ private:
+  struct Rank;
+  StepTotals totals_;
+  struct Shared;
+  std::unique_ptr<Shared> shared_;
+  std::vector<std::unique_ptr<Rank>> ranks_;
+  std::uint64_t ops_emitted_ = 0;
+};
+
+}  // namespace collsim::workload

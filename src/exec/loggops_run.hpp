@@ -1,0 +1,347 @@
+#pragma once
+// The LogGOPS event loop (see loggops_simulator.hpp for the model), over a store of ops: a
+// whole goal::Schedule, or a stream whose ops come and go (loggops_stream.cpp). The store
+// answers what an op is and tracks its dependencies; everything that decides times is here,
+// once, so that both give the same results for the same ops.
+//
+// A store provides:
+//   RankId num_ranks() const;  unsigned num_cpus() const;  unsigned num_nics() const;
+//   const OpInfo& op(RankId, LocalOp) const;  std::uint32_t tag(RankId, LocalOp) const;
+//   OpState state(RankId, LocalOp) const;
+//   void initially_ready(RankId, Ready);            ops without prerequisites, in index order
+//   void start(RankId, LocalOp, std::uint64_t t, Ready), finish(...): the tracker's, with the time
+//   void message_taken(RankId sender, LocalOp send);   its message reached the receiver
+//   std::uint64_t completed() const; and report_blocked(LogGOPSResult&, std::size_t max).
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <tuple>
+#include <vector>
+
+#include "collsim/exec/dependency_tracker.hpp"
+#include "collsim/exec/loggops_simulator.hpp"
+#include "collsim/exec/match_queue.hpp"
+#include "collsim/pdes/four_ary_heap.hpp"
+
+namespace collsim::exec::loggops {
+
+using goal::LocalOp;
+using goal::OpKind;
+using goal::RankId;
+
+// An event is an op that waits to run, or a message on its way: the op field of a message
+// is its send's index with this bit set (ranks have fewer than 2^31 ops).
+inline constexpr std::uint32_t kMessageBit = 0x80000000u;
+
+struct Event {
+  std::uint64_t time;
+  std::uint64_t seq;   // when it was first queued: breaks ties in time; a retry keeps it
+  std::uint32_t rank;  // the op's rank; for a message, the sender's
+  std::uint32_t op;
+};
+
+// Without branches: with event times all over the place a branch predictor guesses wrong
+// half the time, which costs more than evaluating both halves.
+inline bool before(const Event& a, const Event& b) {
+  return (a.time < b.time) | ((a.time == b.time) & (a.seq < b.seq));
+}
+
+struct EventBefore {
+  bool operator()(const Event& a, const Event& b) const { return before(a, b); }
+};
+
+// Events by (time, seq). (time, seq) is unique, so any heap pops the same sequence
+// LogGOPSim's std::priority_queue does.
+class EventHeap {
+ public:
+  bool empty() const { return heap_.empty(); }
+  std::size_t size() const { return heap_.size(); }
+  void push(const Event& e) { heap_.push(e); }
+  Event pop() {
+    const Event top = heap_.top();
+    heap_.pop();
+    return top;
+  }
+
+ private:
+  pdes::FourAryHeap<Event, EventBefore> heap_;
+};
+
+// What a receiver keeps of a message that arrived before its receive was posted (its size
+// too, for the report: the send may be gone from a streamed run's window by then).
+struct Message {
+  RankId sender;
+  LocalOp send;
+  std::uint64_t arrival;
+  std::uint64_t size;
+};
+
+// The fields of an op that every event reads, in one 16-byte record instead of five
+// columns: at scale the run is bound by cache misses, and this saves four per op touched
+// (for 16 bytes per op of memory during the run). `label` fills the padding: a streamed
+// run's store keeps the producer's label there.
+struct OpInfo {
+  std::uint64_t size;
+  std::uint32_t peer;
+  OpKind kind;
+  std::uint8_t cpu;
+  std::uint8_t nic;
+  std::uint8_t label;
+};
+static_assert(sizeof(OpInfo) == 16);
+
+// (size - 1) * per_byte in LogGOPSim's unsigned 64-bit arithmetic: for a 0-byte message it
+// wraps to -per_byte, and LogGOPSim charges that as is (g - G on the NIC, for instance).
+inline std::uint64_t after_first_byte(std::uint64_t size, std::uint64_t per_byte) { return (size - 1) * per_byte; }
+
+template <typename Store>
+class Run {
+ public:
+  Run(Store& store, const LogGOPSParams& params, const LogGOPSOptions& options)
+      : store_(store), p_(params), options_(options), num_ranks_(store.num_ranks()) {
+    validate(params);
+    num_cpus_ = store.num_cpus();
+    num_nics_ = store.num_nics();
+    per_rank_ = num_cpus_ + 2 * num_nics_;
+    free_at_.assign(std::size_t{num_ranks_} * per_rank_, 0);
+    matchers_.resize(num_ranks_);
+  }
+
+  LogGOPSResult run() {
+    // Every op without prerequisites is queued at time 0, rank by rank.
+    for (RankId r = 0; r < num_ranks_; ++r) store_.initially_ready(r, Ready{this, r});
+    queue_ready();
+    const auto started = std::chrono::steady_clock::now();
+    std::uint64_t next_report = options_.monitor ? kReportEvery : ~0ull;
+    while (!events_.empty()) {
+      const Event e = events_.pop();
+      ++result_.events;
+      if (result_.events >= next_report) {
+        next_report += kReportEvery;
+        options_.monitor->on_progress(progress(e.time, started));
+      }
+      if ((e.op & kMessageBit) != 0) {
+        take_message(e);
+      } else {
+        switch (kind(e.rank, e.op)) {
+          case OpKind::Calc: run_calc(e); break;
+          case OpKind::Send: start_send(e); break;
+          case OpKind::Recv: post_recv(e); break;
+        }
+      }
+      queue_ready();
+    }
+    LogGOPSResult out = report();
+    if (options_.monitor) options_.monitor->on_finish(progress(out.makespan, started));
+    return out;
+  }
+
+  // Collects the ops a store releases; queue_ready() queues them after the event.
+  struct Ready {
+    Run* run;
+    RankId rank;
+    void operator()(LocalOp op) const { run->released_.push_back({rank, op}); }
+  };
+
+ private:
+  struct Released {
+    RankId rank;
+    LocalOp op;
+  };
+
+  const OpInfo& op(RankId r, LocalOp i) const { return store_.op(r, i); }
+  OpKind kind(RankId r, LocalOp i) const { return op(r, i).kind; }
+  // A rank's cpus, then its NICs' send sides, then their receive sides, side by side.
+  std::uint64_t& cpu_free(RankId r, std::uint8_t cpu) { return free_at_[std::size_t{r} * per_rank_ + cpu]; }
+  std::uint64_t& send_free(RankId r, std::uint8_t nic) {
+    return free_at_[std::size_t{r} * per_rank_ + num_cpus_ + nic];
+  }
+  std::uint64_t& recv_free(RankId r, std::uint8_t nic) {
+    return free_at_[std::size_t{r} * per_rank_ + num_cpus_ + num_nics_ + nic];
+  }
+
+  bool same_node(RankId a, RankId b) const { return p_.ranks_per_node != 0 && a / p_.ranks_per_node == b / p_.ranks_per_node; }
+  std::uint64_t latency(RankId from, RankId to) const { return same_node(from, to) ? p_.L_intra : p_.L; }
+  // G per byte after the first, with the sub-nanosecond extensions rounded up to whole ns.
+  std::uint64_t wire_gap(std::uint64_t size, RankId from, RankId to) const {
+    if (same_node(from, to)) return size == 0 ? 0 : (after_first_byte(size, p_.G_intra_ps) + 999) / 1000;
+    const std::uint64_t loggopsim = after_first_byte(size, p_.G);  // wraps like LogGOPSim's for size 0
+    return p_.G_ps == 0 || size == 0 ? loggopsim : loggopsim + (after_first_byte(size, p_.G_ps) + 999) / 1000;
+  }
+
+  void retry(const Event& e, std::uint64_t at) { events_.push({at, e.seq, e.rank, e.op}); }
+
+  void started(RankId r, LocalOp i, std::uint64_t t) { store_.start(r, i, t, Ready{this, r}); }
+  void finished(RankId r, LocalOp i, std::uint64_t t) { store_.finish(r, i, t, Ready{this, r}); }
+
+  void run_calc(const Event& e) {
+    const OpInfo& calc = op(e.rank, e.op);
+    std::uint64_t& cpu = cpu_free(e.rank, calc.cpu);
+    if (cpu > e.time) return retry(e, cpu);
+    const std::uint64_t duration = calc.size;
+    cpu = e.time + duration;
+    // LogGOPSim releases a calc's dependents when it starts; they wait for the cpu anyway.
+    started(e.rank, e.op, e.time);
+    finished(e.rank, e.op, e.time + duration);
+  }
+
+  void start_send(const Event& e) {
+    // A copy: starting may bring a new piece into a streamed store, which can move its ops.
+    const OpInfo send = op(e.rank, e.op);
+    std::uint64_t& cpu = cpu_free(e.rank, send.cpu);
+    std::uint64_t& nic = send_free(e.rank, send.nic);
+    const std::uint64_t free = std::max(cpu, nic);
+    if (free > e.time) return retry(e, free);
+    const std::uint64_t s = send.size;
+    cpu = e.time + p_.o + after_first_byte(s, p_.O);
+    nic = e.time + p_.g + wire_gap(s, e.rank, send.peer);
+    started(e.rank, e.op, e.time);
+    // The first byte arrives after o and L; the receiver charges G as it takes the message.
+    events_.push({e.time + p_.o + latency(e.rank, send.peer), seq_++, e.rank, e.op | kMessageBit});
+    ++result_.messages;
+    result_.bytes += s;
+    if (s <= p_.S) finished(e.rank, e.op, e.time);  // eager: done once handed over
+  }
+
+  // A posted receive costs nothing itself: the receiver's o and G were (or will be)
+  // charged when the message is taken in.
+  void post_recv(const Event& e) {
+    const OpInfo recv = op(e.rank, e.op);
+    const std::uint32_t tag = store_.tag(e.rank, e.op);
+    started(e.rank, e.op, e.time);
+    if (const auto m = matchers_[e.rank].post(recv.peer, tag, e.op)) {
+      // LogGOPSim decides rendezvous here by the receive's size, not the message's.
+      if (recv.size > p_.S) complete_rendezvous(m->sender, m->send, recv.cpu, recv.nic, e.time);
+      finished(e.rank, e.op, e.time);
+    }
+  }
+
+  // The message of send e.op of rank e.rank reaches its receiver, on the receiver's cpu and
+  // nic with the send's indices.
+  void take_message(const Event& e) {
+    const LocalOp send = e.op & ~kMessageBit;
+    const OpInfo msg = op(e.rank, send);
+    const RankId to = msg.peer;
+    const std::uint8_t cpu_index = msg.cpu, nic_index = msg.nic;
+    std::uint64_t& cpu = cpu_free(to, cpu_index);
+    std::uint64_t& nic = recv_free(to, nic_index);
+    const std::uint64_t free = std::max(cpu, nic);
+    if (free > e.time) return retry(e, free);
+    const std::uint64_t s = msg.size;
+    const std::uint64_t gap = wire_gap(s, e.rank, to);
+    cpu = e.time + p_.o + std::max(after_first_byte(s, p_.O), gap);
+    nic = e.time + p_.g + gap;
+    const std::uint32_t tag = store_.tag(e.rank, send);
+    store_.message_taken(e.rank, send);
+    if (const auto recv = matchers_[to].arrive(e.rank, tag, Message{e.rank, send, e.time, s})) {
+      if (s > p_.S) complete_rendezvous(e.rank, send, cpu_index, nic_index, e.time);
+      finished(to, *recv, e.time);
+    }
+  }
+
+  // The receiver matched a rendezvous message at t: the send finishes, and the sender's
+  // cpu and NIC (with the indices LogGOPSim uses: the matching side's op's) are busy until
+  // at least t, so that what the send released cannot run before.
+  void complete_rendezvous(RankId sender, LocalOp send, std::uint8_t cpu_index, std::uint8_t nic_index,
+                           std::uint64_t t) {
+    // A mismatch of sizes across S can bring an eager send here; it finished already.
+    if (store_.state(sender, send) != OpState::Finished) finished(sender, send, t);
+    std::uint64_t& cpu = cpu_free(sender, cpu_index);
+    std::uint64_t& nic = send_free(sender, nic_index);
+    cpu = std::max(cpu, t);
+    nic = std::max(nic, t);
+  }
+
+  // Queues what the last event released: ranks in ascending order, and in each rank sends,
+  // then receives, then calcs, each at the time its resources are next free.
+  void queue_ready() {
+    const std::size_t n = released_.size();
+    if (n == 0) return;
+    Released* list = released_.data();
+    // Group by rank, keeping the order of release within a rank: an insertion sort, as an
+    // event releases ops of at most two ranks (and the first call all ranks in order).
+    for (std::size_t i = 1; i < n; ++i) {
+      const Released x = list[i];
+      std::size_t j = i;
+      for (; j > 0 && list[j - 1].rank > x.rank; --j) list[j] = list[j - 1];
+      list[j] = x;
+    }
+    for (std::size_t first = 0; first < n;) {
+      const RankId r = list[first].rank;
+      std::size_t last = first + 1;
+      while (last < n && list[last].rank == r) ++last;
+      // The same comparison on the same sequence as LogGOPSim's, so that the same std::sort
+      // leaves ops of equal kind in the same order.
+      if (last - first > 1)
+        std::sort(list + first, list + last, [&](const Released& a, const Released& b) {
+          return kind(r, a.op) < kind(r, b.op);
+        });
+      for (std::size_t k = first; k < last; ++k) events_.push({ready_time(r, list[k].op), seq_++, r, list[k].op});
+      first = last;
+    }
+    released_.clear();
+  }
+
+  std::uint64_t ready_time(RankId r, LocalOp i) {
+    const OpInfo& o = op(r, i);
+    const std::uint64_t cpu = cpu_free(r, o.cpu);
+    return o.kind == OpKind::Send ? std::max(cpu, send_free(r, o.nic)) : cpu;
+  }
+
+  LogGOPSResult report() {
+    LogGOPSResult& res = result_;
+    res.loggopsim_events = seq_;
+    res.ops_completed = store_.completed();
+    res.rank_finish.assign(num_ranks_, 0);
+    for (RankId r = 0; r < num_ranks_; ++r) {
+      for (unsigned c = 0; c < num_cpus_; ++c)
+        res.rank_finish[r] = std::max(res.rank_finish[r], cpu_free(r, static_cast<std::uint8_t>(c)));
+      if (res.rank_finish[r] > res.makespan) {
+        res.makespan = res.rank_finish[r];
+        res.makespan_rank = r;
+      }
+    }
+    store_.report_blocked(res, options_.max_reported_blocked);
+    for (RankId r = 0; r < num_ranks_; ++r) {
+      const std::size_t first = res.unmatched.size();
+      matchers_[r].for_each_unexpected([&](std::uint32_t source, std::uint32_t tag, const Message& m) {
+        res.unmatched.push_back({source, r, m.send, tag, m.size, m.arrival});
+      });
+      // The queue's own order is that of a hash table: report by arrival.
+      std::sort(res.unmatched.begin() + static_cast<std::ptrdiff_t>(first), res.unmatched.end(),
+                [](const UnmatchedMessage& a, const UnmatchedMessage& b) {
+                  return std::tie(a.arrival, a.from, a.send) < std::tie(b.arrival, b.from, b.send);
+                });
+    }
+    res.complete = res.num_blocked == 0 && res.unmatched.empty();
+    return std::move(res);
+  }
+
+  // Progress: simulated ns shown as ps, ops completed as the work done.
+  static constexpr std::uint64_t kReportEvery = 1u << 16;
+  pdes::RunProgress progress(std::uint64_t time_ns, std::chrono::steady_clock::time_point started) const {
+    pdes::RunProgress p;
+    p.sim_time = pdes::SimTime::ns(static_cast<std::int64_t>(time_ns));
+    p.events = result_.events;
+    p.work_done = store_.completed();
+    p.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return p;
+  }
+
+  Store& store_;
+  const LogGOPSParams p_;
+  const LogGOPSOptions options_;
+  const RankId num_ranks_;
+  unsigned num_cpus_ = 1, num_nics_ = 1;
+  // When each rank's cpus, NIC send sides and NIC receive sides are next free.
+  unsigned per_rank_ = 3;
+  std::vector<std::uint64_t> free_at_;
+  std::vector<MatchQueue<LocalOp, Message>> matchers_;
+  std::vector<Released> released_;  // by the current event, in order of release
+  EventHeap events_;
+  std::uint64_t seq_ = 0;
+  LogGOPSResult result_;
+};
+
+}  // namespace collsim::exec::loggops
