@@ -77,10 +77,12 @@ std::optional<SystemPreset> find_system_preset(std::string_view name) {
   return std::nullopt;
 }
 
-coll::SystemModel tuning_system(const SystemPreset& p, std::uint32_t nodes) {
+coll::SystemModel tuning_system(const SystemPreset& p, std::uint32_t nodes, std::uint32_t channels_run) {
   coll::SystemModel s;
   s.arch = p.arch;
-  const double channels = std::max<std::uint32_t>(1, p.channels);
+  // The run's channels share the node's links: per-channel bandwidth times channels is the
+  // link, whatever the channel count (NCCL's per-channel caps then depend on the count).
+  const double channels = std::max<std::uint32_t>(1, channels_run == 0 ? p.channels : channels_run);
   s.intra_gbytes_per_s = p.gpu_link_gbytes / channels;
   // Every channel crosses the network once per direction through one NIC of the node.
   const double net = p.nics_per_node * p.nic_gbits / 8.0;

@@ -40,7 +40,7 @@ coll::CollectiveSpec base_spec(const ValidationSetup& s, const ValidationRequest
   spec.bytes = bytes;
   spec.channels = s.channels;
   spec.ranks_per_node = s.gpus_per_node;
-  spec.system = validation::tuning_system(s.preset, s.nodes);
+  spec.system = validation::tuning_system(s.preset, s.nodes, s.channels);
   const auto proto = coll::protocol_from_name(r.protocol);
   spec.protocol = proto ? *proto : coll::Protocol::Auto;
   if (r.parameters.launch_us >= 0) spec.launch_ns = std::llround(r.parameters.launch_us * 1000);
@@ -110,11 +110,16 @@ Lowered lower(const ValidationSetup& s, const ValidationRequest& r, std::uint64_
   coll::Plan plan = coll::make_plan(spec);
   std::uint64_t chunk = plan.chunk_bytes;
   const std::uint64_t per_channel_block = std::max<std::uint64_t>(1, plan.block_bytes() / plan.channels);
-  // A ring keeps every rank busy on another block each step, so ~8 chunks per block suffice; a
-  // tree is one pipeline through (GPUs per node + 2 log2 nodes) ranks, which must stay full.
+  // A ring keeps every rank busy on another block each step, so ~8 chunks per block suffice. A
+  // tree is one pipeline up the node's chain and the tree over nodes and back down, `depth`
+  // hops; filling and draining it costs about depth chunk times, so 16 chunks per hop keep
+  // that near 6% (NCCL's own chunks are small enough that it hardly pays it).
   std::uint64_t pieces = 8;
-  if (plan.algorithm == "double_binary_tree")
-    pieces = std::max<std::uint64_t>(8, 4 * (s.gpus_per_node + 2 * static_cast<std::uint64_t>(std::ceil(std::log2(std::max(1u, s.nodes))))));
+  if (plan.algorithm == "double_binary_tree") {
+    const auto levels = static_cast<std::uint64_t>(std::ceil(std::log2(std::max(1u, s.nodes))));
+    const std::uint64_t depth = 2 * (s.gpus_per_node - 1 + levels);
+    pieces = std::max<std::uint64_t>(8, 16 * depth);
+  }
   if (per_channel_block / chunk > pieces) chunk = (per_channel_block / pieces + 4095) / 4096 * 4096;
   if (chunk != plan.chunk_bytes) {
     spec.chunk_bytes = chunk;

@@ -51,8 +51,9 @@ const std::vector<SystemPreset>& system_presets();
 // By name; nothing when unknown.
 std::optional<SystemPreset> find_system_preset(std::string_view name);
 
-// What the tuning model needs: arch and NCCL's per-channel graph bandwidths.
-coll::SystemModel tuning_system(const SystemPreset& p, std::uint32_t nodes);
+// What the tuning model needs: arch and NCCL's per-channel graph bandwidths for a run of
+// `channels` channels (0: the preset's).
+coll::SystemModel tuning_system(const SystemPreset& p, std::uint32_t nodes, std::uint32_t channels = 0);
 
 // Link efficiencies scale the preset's line rates (see ModelParameters).
 struct LinkScaling {
