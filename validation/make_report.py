@@ -29,8 +29,8 @@ TRAINING = {
 
 # log -> (preset, calibration preset or None, extra validate options, note)
 LOGS = {
-    "03": ("a100-efa", "dgx-a100", [], "AWS p4de (EFA); calibrated on DGX A100 logs (IB latency, no bandwidth-bound multi-node sizes)."),
-    "04": ("h100-efa", "dgx-h100", [], "AWS p5, 32x100G EFA; NVLS only inside a node, NVLSTree across nodes is not modelled."),
+    "03": ("a100-efa", "dgx-a100", [], "AWS p4de (EFA v1); NVLink calibrated on DGX A100 logs; EFA message latency fitted on log 04 (p5, EFA v2)."),
+    "04": ("h100-efa", "dgx-h100", [], "AWS p5, 32x100G EFA; NVLSTree on 2 nodes emulated; training log for the EFA message latency (small sizes)."),
     "05": ("pcie-8gpu", None, [], "PCIe-only RTX 6000D; NIC speed not stated in the log (400G assumed). Uncalibrated."),
     "06": ("gb300-4gpu-rdma", None, [], "GB300 trays in separate NVLink domains; 800G NICs assumed. Uncalibrated."),
     "09": ("dgx-a100", "dgx-a100", [], "Summary table (in-place busbw only): times derived from busbw."),
@@ -136,7 +136,15 @@ def main():
     write_report(results, calibrations)
 
 
+# Logs a preset's built-in number was fitted on (not by `collsim calibrate`): training too.
+PRESET_FITS = {
+    "04": "EFA message latency (kEfaMessageLatencyUs in validation/system_presets.cpp), sizes < 64 KiB",
+}
+
+
 def role(number, preset):
+    if number in PRESET_FITS:
+        return "training (EFA latency)"
     return "training" if number in TRAINING.get(preset, ([], []))[0] else "validation"
 
 
