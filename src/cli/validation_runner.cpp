@@ -17,6 +17,8 @@ namespace {
 
 using validation::SizeComparison;
 
+constexpr const char* kChannelsFromLog = "the log's NCCL INFO";
+
 std::string describe(const coll::Plan& plan) {
   return plan.algorithm + " " + std::string(coll::to_string(plan.protocol)) + " x" + std::to_string(plan.channels);
 }
@@ -40,7 +42,10 @@ coll::CollectiveSpec base_spec(const ValidationSetup& s, const ValidationRequest
   spec.bytes = bytes;
   spec.channels = s.channels;
   spec.ranks_per_node = s.gpus_per_node;
-  spec.system = validation::tuning_system(s.preset, s.nodes, s.channels);
+  // Channels the log's NCCL INFO reports are what NCCL's search found for these links, so the
+  // links' bandwidth is split over them; a channel count cut with --channels (to bound the
+  // simulation) does not make a channel faster, so the preset's split holds then.
+  spec.system = validation::tuning_system(s.preset, s.nodes, s.channels_source == kChannelsFromLog ? s.channels : 0);
   const auto proto = coll::protocol_from_name(r.protocol);
   spec.protocol = proto ? *proto : coll::Protocol::Auto;
   if (r.parameters.launch_us >= 0) spec.launch_ns = std::llround(r.parameters.launch_us * 1000);
@@ -125,7 +130,10 @@ Lowered lower(const ValidationSetup& s, const ValidationRequest& r, std::uint64_
   if (plan.algorithm == "double_binary_tree") {
     const auto levels = static_cast<std::uint64_t>(std::ceil(std::log2(std::max(1u, s.nodes))));
     const std::uint64_t depth = 2 * (s.gpus_per_node - 1 + levels);
-    pieces = std::max<std::uint64_t>(8, 16 * depth);
+    // A tree step costs each rank up to ~6 ops per channel: stay within --max-ops up front
+    // (1440 ranks in NVL72 racks would otherwise build 100 M ops to throw away).
+    const std::uint64_t affordable = r.max_ops / (std::uint64_t{s.ranks} * plan.channels * 6);
+    pieces = std::max<std::uint64_t>(8, std::min(16 * depth, affordable));
   }
   if (per_channel_block / chunk > pieces) chunk = (per_channel_block / pieces + 4095) / 4096 * 4096;
   if (chunk != plan.chunk_bytes) {
@@ -205,7 +213,7 @@ ValidationSetup resolve_setup(const validation::TestRun& run, const ValidationRe
     s.channels_source = "--channels";
   } else if (run.info.coll_channels && *run.info.coll_channels > 0) {
     s.channels = static_cast<std::uint32_t>(*run.info.coll_channels);
-    s.channels_source = "the log's NCCL INFO";
+    s.channels_source = kChannelsFromLog;
   } else {
     s.channels = s.preset.channels;
     s.channels_source = "preset";
