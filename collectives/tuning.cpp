@@ -39,6 +39,23 @@ double per_channel_tree_bw(GpuArch a, std::uint32_t nodes) {
   return hopper_or_later ? kHopper[bucket] : kAmpere[bucket];
 }
 
+// NCCL's tuning takes a graph's bwIntra on up to 2 nodes and its bwInter beyond; what those
+// are depends on the graph. A ring that leaves the node moves the same bytes on every hop, the
+// network's included, so its search settles on one speed for both: the slower of NVLink and
+// network per channel.
+double ring_graph_bw(const SystemModel& sys, std::uint32_t nodes) {
+  return nodes <= 1 ? sys.intra_gbytes_per_s : std::min(sys.intra_gbytes_per_s, sys.inter_gbytes_per_s);
+}
+// A tree on 2 nodes sends each node's data across the network once per direction (the
+// algorithm bandwidth), while its bus bandwidth counts it twice (tree algBw = busBw / 2); so
+// its intra-node bandwidth may reach twice the network's, which is how NCCL's 2-node trees
+// report busbw above the NIC line rate (logs 03, 04, 25). Beyond 2 nodes bwInter counts.
+double tree_graph_bw(const SystemModel& sys, std::uint32_t nodes) {
+  if (nodes <= 1) return sys.intra_gbytes_per_s;
+  if (nodes == 2) return std::min(sys.intra_gbytes_per_s, 2.0 * sys.inter_gbytes_per_s);
+  return std::min(sys.intra_gbytes_per_s, sys.inter_gbytes_per_s);
+}
+
 // The algorithm that stands for NCCL's Ring / Tree for each collective.
 const char* ring_algorithm(Collective c) {
   switch (c) {
@@ -80,7 +97,7 @@ TuningCandidate ring_candidate(const Plan& plan, Protocol proto) {
         plan.bytes / (std::uint64_t{plan.channels} * n) >= 64)
       latency *= sys.arch == GpuArch::Volta ? 1.9 : 1.4;
   }
-  double bus = plan.channels * (nodes <= 2 ? sys.intra_gbytes_per_s : sys.inter_gbytes_per_s);
+  double bus = plan.channels * ring_graph_bw(sys, nodes);
   if (proto == Protocol::LL) bus = std::min(bus * 0.5, ll_max_bw(sys.arch));
   if (proto == Protocol::LL128) bus = std::min(bus * 0.92, plan.channels * per_channel_ring_ll128_bw(sys.arch));
   const double alg = bus * n / static_cast<double>(steps);
@@ -94,7 +111,7 @@ TuningCandidate tree_candidate(const Plan& plan, Protocol proto) {
   const double latency = kBaseLatencyUs[a][p] +
                          2.0 * ((ppn - 1) * kNvlinkLatencyUs[a][p] +
                                 std::log2(static_cast<double>(nodes)) * (kNetLatencyUs[a][p] + sys.inter_latency_us));
-  double bus = plan.channels * (nodes <= 2 ? sys.intra_gbytes_per_s : sys.inter_gbytes_per_s);
+  double bus = plan.channels * tree_graph_bw(sys, nodes);
   bus = std::min(bus * 0.92, plan.channels * per_channel_tree_bw(sys.arch, nodes));
   if (proto == Protocol::LL) bus /= 3.8;
   if (proto == Protocol::LL128) bus *= nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0;

@@ -29,8 +29,8 @@ TRAINING = {
 
 # log -> (preset, calibration preset or None, extra validate options, note)
 LOGS = {
-    "03": ("a100-efa", "dgx-a100", [], "AWS p4de (EFA); calibrated on DGX A100 logs (IB latency, no bandwidth-bound multi-node sizes)."),
-    "04": ("h100-efa", "dgx-h100", [], "AWS p5, 32x100G EFA; NVLS only inside a node, NVLSTree across nodes is not modelled."),
+    "03": ("a100-efa", "dgx-a100", [], "AWS p4de (EFA v1); NVLink calibrated on DGX A100 logs; EFA message latency fitted on log 04 (p5, EFA v2)."),
+    "04": ("h100-efa", "dgx-h100", [], "AWS p5, 32x100G EFA; NVLSTree on 2 nodes emulated; training log for the EFA message latency (small sizes)."),
     "05": ("pcie-8gpu", None, [], "PCIe-only RTX 6000D; NIC speed not stated in the log (400G assumed). Uncalibrated."),
     "06": ("gb300-4gpu-rdma", None, [], "GB300 trays in separate NVLink domains; 800G NICs assumed. Uncalibrated."),
     "09": ("dgx-a100", "dgx-a100", [], "Summary table (in-place busbw only): times derived from busbw."),
@@ -56,26 +56,34 @@ TARGET_LARGE, TARGET_SMALL = 0.10, 0.25
 
 DISCUSSION = """## What the errors say
 
-- **One node, bandwidth-bound sizes** are where the model holds: with the NVLink efficiency
-  fitted on one log, other collectives and other logs of the same node type come within about
-  10% at sizes >= 1 MiB (logs 10, 23, 28; 24 is a little worse). NVLS allreduce on H100 is
-  emulated by a reduction engine on the NVSwitch; its efficiency is fitted on log 17.
-- **Small sizes on one node** (logs 09, 28): nccl-tests' latency floor (35-45 us for 8 GPUs
-  driven by one process) is higher than NCCL's base latencies we simulate; without a small-size
-  training log of that node type the launch latency stays at NCCL's values.
-- **Several nodes** is where the model misses most. (1) At large sizes NCCL evidently runs
-  tree-like algorithms on 2 nodes (logs 03, 04 and 25 report busbw above the NIC line rate,
-  which a ring cannot reach), while NCCL's tuning model as we implement it picks the ring; the
-  NIC efficiency cannot fix that (it is capped at 1). (2) At small sizes EFA (03, 04) is far
-  slower per message than InfiniBand (16, 31): the network latency fitted on IB (log 16) does
-  not transfer to EFA. (3) Logs 14, 33 and 34 use NVLS/NVLSTree across NVL72 racks or SHARP
-  (CollNetChain), which are not modelled. (4) Log 19's sendrecv (15 GB/s flat on 80 ranks) and
-  both runs of log 36 (a thin inter-node pipe per INDEX.md) reach 6-28% of what 8x 400G gives
-  and are flagged as inconsistent with the preset; log 19's alltoall is off by ~35%.
-- **Misconfigured runs are flagged, not fitted**: log 11 run B (FEC off) reaches ~11% of what
-  the DGX Spark preset gives.
-- The uncalibrated presets (05 PCIe, 06 GB300) come within ~13% at large sizes from line rates
-  alone."""
+- **Two nodes now run trees, as NCCL does.** NCCL's tuning takes a graph's bwIntra on up to 2
+  nodes; a ring that leaves the node runs at the network's speed per channel, while a 2-node
+  tree's intra bandwidth may reach twice it (its bus bandwidth counts the bytes that cross the
+  network twice). With that, `auto` picks the tree at large sizes on 2 nodes (logs 03, 25) and,
+  on H100 NVSwitch nodes, NVLSTree (log 04), emulated as NVLS inside each node plus an exchange
+  of the node sums between the two NVLS engines. Simulated busbw then passes the NIC line rate
+  as measured: log 04 is within 6.5% at >= 1 MiB (NVLSTree 1-16 GiB within 1-8%), log 25
+  (training) 13.6% (was 28.1%), log 03 within 4-16% at >= 128 MiB. Switch buffers (PFC/ECN
+  thresholds) now scale with the packet size, as the header already did: with 32 KiB packets a
+  256 KiB xoff was 8 packets and PFC pauses halved NVLSTree's bandwidth.
+- **EFA** has its own message latency: the EFA presets add 14.5 us per network crossing
+  (`kEfaMessageLatencyUs`, fitted by hand on the sizes < 64 KiB of log 04, so 04 is a training
+  log now). Log 04's small sizes come within 16%; log 03 (p4de, EFA v1) stays ~2x slower than
+  that per message (8 B: 161 us measured, ~70 simulated) and its 1-64 MiB sizes are slower still,
+  so 03 misses both targets (41% / 133%, was 49% / 464%).
+- **One node, bandwidth-bound sizes** hold: with the NVLink efficiency fitted on one log, other
+  collectives and logs of the same node type come within about 10% at >= 1 MiB (10, 23, 28; 24
+  is a little worse).
+- **Small sizes on one node** (09, 28, 24): nccl-tests' latency floor (35-45 us for 8 GPUs) is
+  higher than NCCL's base latencies; without a small-size training log of that node type the
+  launch latency stays at NCCL's values. Not changed here.
+- **Moved by the buffer scaling, not understood yet**: 05 (alltoall over PCIe, 12.9% -> 28.6%),
+  06 (13.1% -> 20.9%), 19 (29.7% -> 45.6%) and 31 (76% -> 111%) got worse at >= 1 MiB; all
+  missed before too.
+- **Not modelled**: NVLS/NVLSTree across NVL72 racks or on more than 2 nodes, and SHARP
+  (CollNetChain): logs 14, 19, 33, 34. Log 19's sendrecv and both runs of log 36 (a thin
+  inter-node pipe per INDEX.md) are flagged as inconsistent with the preset, as is log 11 run B
+  (FEC off), which reaches ~11% of what the DGX Spark preset gives."""
 
 
 def log_file(number):
@@ -136,7 +144,15 @@ def main():
     write_report(results, calibrations)
 
 
+# Logs a preset's built-in number was fitted on (not by `collsim calibrate`): training too.
+PRESET_FITS = {
+    "04": "EFA message latency (kEfaMessageLatencyUs in validation/system_presets.cpp), sizes < 64 KiB",
+}
+
+
 def role(number, preset):
+    if number in PRESET_FITS:
+        return "training (EFA latency)"
     return "training" if number in TRAINING.get(preset, ([], []))[0] else "validation"
 
 

@@ -15,18 +15,29 @@ SystemPreset preset(std::string name, std::string description, std::string gpu, 
           nics, nic_gbits, nic_latency_ns, channels};
 }
 
+// EFA's one-way message latency across the network, fitted by hand on the sizes below 64 KiB
+// of log 04 (2x AWS p5, EFA v2; which makes 04 a training log): with it the simulated 8 B
+// allreduce (2-node tree, LL: one crossing up, one down) takes ~69 us as measured, where the
+// IB-like presets give ~25 us. p4d/p4de (log 03, EFA v1) is validated with the same number.
+constexpr double kEfaMessageLatencyUs = 14.5;
+
+SystemPreset efa(SystemPreset p) {
+  p.net_message_latency_us = kEfaMessageLatencyUs;
+  return p;
+}
+
 // Numbers from reference/nccl.md section 5 (vendor line rates) unless said otherwise.
 std::vector<SystemPreset> build() {
   using coll::GpuArch;
   return {
       preset("dgx-a100", "DGX/HGX A100: 8 GPUs, NVSwitch NVLink3 300 GB/s per GPU, 8x HDR 200G InfiniBand", "A100",
              GpuArch::Ampere, 8, IntraNode::NvSwitch, 300, 100, false, 8, 200, 500, 24),
-      preset("a100-efa", "HGX A100 as AWS p4d/p4de: NVLink3 300 GB/s per GPU, 4x 100G EFA-like NICs", "A100",
-             GpuArch::Ampere, 8, IntraNode::NvSwitch, 300, 100, false, 4, 100, 1000, 24),
+      efa(preset("a100-efa", "HGX A100 as AWS p4d/p4de: NVLink3 300 GB/s per GPU, 4x 100G EFA NICs", "A100",
+                 GpuArch::Ampere, 8, IntraNode::NvSwitch, 300, 100, false, 4, 100, 1000, 24)),
       preset("dgx-h100", "DGX/HGX H100: 8 GPUs, NVSwitch NVLink4 450 GB/s per GPU, NVLS, 8x NDR 400G InfiniBand",
              "H100", GpuArch::Hopper, 8, IntraNode::NvSwitch, 450, 120, true, 8, 400, 600, 24),
-      preset("h100-efa", "HGX H100 as AWS p5: NVLink4 450 GB/s per GPU, NVLS, 32x 100G EFA-like NICs", "H100",
-             GpuArch::Hopper, 8, IntraNode::NvSwitch, 450, 120, true, 32, 100, 1000, 24),
+      efa(preset("h100-efa", "HGX H100 as AWS p5: NVLink4 450 GB/s per GPU, NVLS, 32x 100G EFA NICs", "H100",
+                 GpuArch::Hopper, 8, IntraNode::NvSwitch, 450, 120, true, 32, 100, 1000, 24)),
       preset("h100-4gpu-ib",
              "4x H100 SXM per node, direct NVLink4 mesh (no NVSwitch, no NVLS; 3 peers x 6 links), 4x HDR 200G "
              "InfiniBand (SURF Snellius gcn nodes)",
@@ -77,14 +88,19 @@ std::optional<SystemPreset> find_system_preset(std::string_view name) {
   return std::nullopt;
 }
 
-coll::SystemModel tuning_system(const SystemPreset& p, std::uint32_t nodes) {
+coll::SystemModel tuning_system(const SystemPreset& p, std::uint32_t nodes, std::uint32_t channels_run) {
   coll::SystemModel s;
   s.arch = p.arch;
-  const double channels = std::max<std::uint32_t>(1, p.channels);
+  // The run's channels share the node's links: per-channel bandwidth times channels is the
+  // link, whatever the channel count (NCCL's per-channel caps then depend on the count).
+  const double channels = std::max<std::uint32_t>(1, channels_run == 0 ? p.channels : channels_run);
   s.intra_gbytes_per_s = p.gpu_link_gbytes / channels;
   // Every channel crosses the network once per direction through one NIC of the node.
   const double net = p.nics_per_node * p.nic_gbits / 8.0;
   s.inter_gbytes_per_s = nodes > 1 ? std::min(s.intra_gbytes_per_s, net / channels) : s.intra_gbytes_per_s;
+  // NCCL adds the network's own latency (graph latencyInter, from the net plugin) to every
+  // inter-node step of its model.
+  s.inter_latency_us = p.net_message_latency_us;
   return s;
 }
 

@@ -46,7 +46,8 @@ topo::Topology make_system_topology(const SystemPreset& p, std::uint32_t nodes, 
     t.add_link(t.host(nodes * gpn + n), node_switch[n], engine_bw, nanoseconds(p.gpu_link_latency_ns), medium);
   for (std::uint32_t n = 0; n < nodes && !rails.empty(); ++n)
     for (topo::NodeId rail : rails)
-      t.add_link(node_switch[n], rail, nic_bw, nanoseconds(p.nic_latency_ns + scaling.net_latency_ns / 2));
+      t.add_link(node_switch[n], rail, nic_bw,
+                 nanoseconds(p.nic_latency_ns + (p.net_message_latency_us * 1000 + scaling.net_latency_ns) / 2));
   return t;
 }
 

@@ -17,6 +17,8 @@ namespace {
 
 using validation::SizeComparison;
 
+constexpr const char* kChannelsFromLog = "the log's NCCL INFO";
+
 std::string describe(const coll::Plan& plan) {
   return plan.algorithm + " " + std::string(coll::to_string(plan.protocol)) + " x" + std::to_string(plan.channels);
 }
@@ -40,7 +42,10 @@ coll::CollectiveSpec base_spec(const ValidationSetup& s, const ValidationRequest
   spec.bytes = bytes;
   spec.channels = s.channels;
   spec.ranks_per_node = s.gpus_per_node;
-  spec.system = validation::tuning_system(s.preset, s.nodes);
+  // Channels the log's NCCL INFO reports are what NCCL's search found for these links, so the
+  // links' bandwidth is split over them; a channel count cut with --channels (to bound the
+  // simulation) does not make a channel faster, so the preset's split holds then.
+  spec.system = validation::tuning_system(s.preset, s.nodes, s.channels_source == kChannelsFromLog ? s.channels : 0);
   const auto proto = coll::protocol_from_name(r.protocol);
   spec.protocol = proto ? *proto : coll::Protocol::Auto;
   if (r.parameters.launch_us >= 0) spec.launch_ns = std::llround(r.parameters.launch_us * 1000);
@@ -54,8 +59,10 @@ std::uint32_t mtu_for(std::uint64_t chunk) {
   return mtu;
 }
 
+// NVLS on one node, NVLSTree on two full nodes (see nvls_allreduce.hpp).
 bool nvls_possible(const ValidationSetup& s) {
-  return s.preset.nvls && s.nodes == 1 && s.collective == coll::Collective::Allreduce && s.ranks > 2;
+  const bool full_nodes = s.ranks == s.nodes * s.gpus_per_node && s.gpus_per_node > 2;
+  return s.preset.nvls && s.nodes <= 2 && full_nodes && s.collective == coll::Collective::Allreduce;
 }
 
 // NCCL picks NVLS when its model says it is faster than the best ring/tree choice.
@@ -64,20 +71,25 @@ bool nvls_chosen(const ValidationSetup& s, const ValidationRequest& r, const col
   if (r.algorithm == "nvls") return true;
   if (r.algorithm != "auto" || r.protocol != "auto") return false;
   const std::vector<coll::TuningCandidate> c = coll::tuning_candidates(plan);
-  return c.empty() || validation::nvls_model_time_us(s.preset, s.ranks, s.channels, plan.bytes) < c.front().time_us;
+  return c.empty() || validation::nvls_model_time_us(s.preset, s.ranks, s.channels, plan.bytes, s.nodes,
+                                                 plan.system.inter_latency_us) < c.front().time_us;
 }
 
 Lowered lower_nvls(const ValidationSetup& s, const ValidationRequest& r, const coll::Plan& plan) {
   validation::NvlsAllreduce a;
-  a.gpus = s.ranks;
+  a.gpus = s.gpus_per_node;
+  a.nodes = s.nodes;
   a.bytes = plan.bytes;
   a.channels = s.channels;
   const std::uint64_t per_channel = std::max<std::uint64_t>(1, plan.bytes / s.channels);
-  // NCCL's NVLS chunk is 128 KiB; at most ~8 chunks per channel keep events bounded.
-  a.chunk_bytes = std::max<std::uint64_t>(128 * 1024, (per_channel / 8 + 4095) / 4096 * 4096);
+  // NCCL's NVLS chunk is 128 KiB; at most ~8 chunks per channel keep events bounded. Across
+  // 2 nodes a chunk passes 3 hops (up, across, down) with the network's latency in between,
+  // so 32 chunks keep that pipeline full.
+  const std::uint64_t pieces = s.nodes > 1 ? 32 : 8;
+  a.chunk_bytes = std::max<std::uint64_t>(128 * 1024, (per_channel / pieces + 4095) / 4096 * 4096);
   a.launch_ns = r.parameters.launch_us >= 0 ? std::llround(r.parameters.launch_us * 1000) : plan.launch_ns;
   coll::Plan shown = plan;
-  shown.algorithm = "nvls";
+  shown.algorithm = s.nodes > 1 ? "nvls_tree" : "nvls";
   shown.protocol = coll::Protocol::Simple;
   return {shown, validation::make_nvls_allreduce(a), mtu_for(a.chunk_bytes)};
 }
@@ -110,11 +122,19 @@ Lowered lower(const ValidationSetup& s, const ValidationRequest& r, std::uint64_
   coll::Plan plan = coll::make_plan(spec);
   std::uint64_t chunk = plan.chunk_bytes;
   const std::uint64_t per_channel_block = std::max<std::uint64_t>(1, plan.block_bytes() / plan.channels);
-  // A ring keeps every rank busy on another block each step, so ~8 chunks per block suffice; a
-  // tree is one pipeline through (GPUs per node + 2 log2 nodes) ranks, which must stay full.
+  // A ring keeps every rank busy on another block each step, so ~8 chunks per block suffice. A
+  // tree is one pipeline up the node's chain and the tree over nodes and back down, `depth`
+  // hops; filling and draining it costs about depth chunk times, so 16 chunks per hop keep
+  // that near 6% (NCCL's own chunks are small enough that it hardly pays it).
   std::uint64_t pieces = 8;
-  if (plan.algorithm == "double_binary_tree")
-    pieces = std::max<std::uint64_t>(8, 4 * (s.gpus_per_node + 2 * static_cast<std::uint64_t>(std::ceil(std::log2(std::max(1u, s.nodes))))));
+  if (plan.algorithm == "double_binary_tree") {
+    const auto levels = static_cast<std::uint64_t>(std::ceil(std::log2(std::max(1u, s.nodes))));
+    const std::uint64_t depth = 2 * (s.gpus_per_node - 1 + levels);
+    // A tree step costs each rank up to ~6 ops per channel: stay within --max-ops up front
+    // (1440 ranks in NVL72 racks would otherwise build 100 M ops to throw away).
+    const std::uint64_t affordable = r.max_ops / (std::uint64_t{s.ranks} * plan.channels * 6);
+    pieces = std::max<std::uint64_t>(8, std::min(16 * depth, affordable));
+  }
   if (per_channel_block / chunk > pieces) chunk = (per_channel_block / pieces + 4095) / 4096 * 4096;
   if (chunk != plan.chunk_bytes) {
     spec.chunk_bytes = chunk;
@@ -193,7 +213,7 @@ ValidationSetup resolve_setup(const validation::TestRun& run, const ValidationRe
     s.channels_source = "--channels";
   } else if (run.info.coll_channels && *run.info.coll_channels > 0) {
     s.channels = static_cast<std::uint32_t>(*run.info.coll_channels);
-    s.channels_source = "the log's NCCL INFO";
+    s.channels_source = kChannelsFromLog;
   } else {
     s.channels = s.preset.channels;
     s.channels_source = "preset";
@@ -208,7 +228,7 @@ RunValidation validate_run(const validation::TestRun& log_run, std::size_t run_i
                            const ValidationRequest& request, const SimulationCliOptions& base, ParallelContext& parallel,
                            RunWatch* watch) {
   if (request.algorithm == "nvls" && !nvls_possible(setup))
-    throw CLI::ValidationError("--algo", "nvls is emulated only for allreduce on one node of a preset with NVLS (" +
+    throw CLI::ValidationError("--algo", "nvls is emulated only for allreduce on one or two full nodes of a preset with NVLS (" +
                                              setup.preset.name + ", " + std::to_string(setup.nodes) + " node(s))");
   validation::TestRun run = log_run;
   validation::derive_summary_times(run, setup.collective, setup.ranks);
@@ -248,6 +268,14 @@ RunValidation validate_run(const validation::TestRun& log_run, std::size_t run_i
     o.fabric.set.push_back("mtu_bytes=" + std::to_string(lowered.mtu));
     // The header keeps its 64/4096 share of a packet whatever the MTU.
     o.fabric.set.push_back("header_bytes=" + std::to_string(lowered.mtu / 64));
+    // So do the switch buffers: PFC and ECN thresholds hold as many packets as they do at the
+    // default 4 KiB MTU (with 32 KiB packets a 256 KiB xoff is 8 packets, and PFC pauses, not
+    // links, set the pace: NVLSTree on log 04 lost half its bandwidth to them).
+    const std::uint64_t scale = lowered.mtu / 4096;
+    o.fabric.set.push_back("pfc_xoff_bytes=" + std::to_string(scale * 256 * 1024));
+    o.fabric.set.push_back("pfc_xon_bytes=" + std::to_string(scale * 128 * 1024));
+    o.fabric.set.push_back("ecn_kmin_bytes=" + std::to_string(scale * 100 * 1024));
+    o.fabric.set.push_back("ecn_kmax_bytes=" + std::to_string(scale * 400 * 1024));
     if (o.fabric.routing.empty()) o.fabric.routing = "spray";
     // NCCL's buffers are posted ahead: every message is eager.
     o.host_set.push_back("S=" + std::to_string(std::uint64_t{1} << 40));

@@ -286,5 +286,42 @@ TEST(Tuning, PicksLowLatencyProtocolsForSmallAndSimpleForLargeMessages) {
   EXPECT_EQ(make_plan(spec).protocol, Protocol::LL128);
 }
 
+// The bandwidth of one (algorithm, protocol) candidate of the tuning, for the spec's channels
+// (a plan of the tree counts each of its two trees as a channel, so ask a ring plan).
+double candidate_bw(CollectiveSpec spec, const std::string& algorithm, Protocol proto) {
+  spec.algorithm = "ring";
+  for (const TuningCandidate& c : tuning_candidates(make_plan(spec)))
+    if (c.algorithm == algorithm && c.protocol == proto) return c.bandwidth_gbytes_per_s;
+  return -1;
+}
+
+TEST(Tuning, TwoNodeTreeOutrunsTheRingAtLargeSizes) {
+  // Ampere, 8 channels of 20 GB/s NVLink and 12 GB/s network, 2 nodes of 8 (n = 16), 1 GiB.
+  CollectiveSpec spec = spec_of(Collective::Allreduce, "auto", 16, std::uint64_t{1} << 30);
+  spec.ranks_per_node = 8;
+  spec.channels = 8;
+  spec.system.intra_gbytes_per_s = 20;
+  spec.system.inter_gbytes_per_s = 12;
+  Plan plan = make_plan(spec);
+  // Ring across nodes: min(20, 12) per channel, bus 8 * 12 = 96, alg 96 * 16/30 = 51.2.
+  EXPECT_NEAR(candidate_bw(spec, "ring", Protocol::Simple), 51.2, 1e-9);
+  // 2-node tree: intra may reach twice the network, min(20, 24) = 20; bus min(0.92 * 160,
+  // 8 * 23.6) = 147.2, alg 147.2 / 2 = 73.6 (the ring at 8 * 20 would have been 85.3).
+  EXPECT_NEAR(candidate_bw(spec, "double_binary_tree", Protocol::Simple), 73.6, 1e-9);
+  EXPECT_EQ(plan.algorithm, "double_binary_tree");
+  EXPECT_EQ(plan.protocol, Protocol::Simple);
+  // 4 nodes (n = 32): the tree has only the network, min(0.92 * 96, 8 * 17.8) / 2 = 44.16;
+  // the ring 96 * 32/62 = 49.55; 1 GiB takes ~2.6 ms longer by tree, far above any latency.
+  spec.num_ranks = 32;
+  plan = make_plan(spec);
+  EXPECT_NEAR(candidate_bw(spec, "double_binary_tree", Protocol::Simple), 0.92 * 96 / 2, 1e-9);
+  EXPECT_NEAR(candidate_bw(spec, "ring", Protocol::Simple), 96.0 * 32 / 62, 1e-9);
+  EXPECT_EQ(plan.algorithm, "ring");
+  // One node: both see NVLink only, ring bus 8 * 20 = 160, alg 160 * 8/14 = 91.4.
+  spec.num_ranks = 8;
+  plan = make_plan(spec);
+  EXPECT_NEAR(candidate_bw(spec, "ring", Protocol::Simple), 160.0 * 8 / 14, 1e-9);
+}
+
 }  // namespace
 }  // namespace collsim::coll

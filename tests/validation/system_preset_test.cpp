@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <set>
 
 #include "collsim/goal/schedule.hpp"
@@ -99,6 +100,28 @@ TEST(SystemPreset, TuningSystem) {
   EXPECT_DOUBLE_EQ(one.intra_gbytes_per_s, 450.0 / 24);
   EXPECT_DOUBLE_EQ(two.inter_gbytes_per_s, 400.0 / 24);
   EXPECT_EQ(one.arch, coll::GpuArch::Hopper);
+  EXPECT_EQ(two.inter_latency_us, 0.0);  // InfiniBand: the calibration's net latency covers it
+  // The run's channels share the same links: a 2x4 run of 8 channels on 4x 200G per node
+  // gets 450/8 GB/s NVLink and 100/8 GB/s network per channel.
+  const coll::SystemModel eight = tuning_system(*find_system_preset("h100-4gpu-ib"), 2, 8);
+  EXPECT_DOUBLE_EQ(eight.intra_gbytes_per_s, 450.0 / 8);
+  EXPECT_DOUBLE_EQ(eight.inter_gbytes_per_s, 100.0 / 8);
+}
+
+TEST(SystemPreset, EfaHasItsOwnMessageLatency) {
+  // EFA presets carry a network message latency (fitted on log 04), which NCCL's model adds to
+  // every inter-node step and the topology to every network crossing (half per NIC link).
+  const SystemPreset efa = *find_system_preset("h100-efa"), ib = *find_system_preset("dgx-h100");
+  EXPECT_GT(efa.net_message_latency_us, 5.0);
+  EXPECT_EQ(find_system_preset("a100-efa")->net_message_latency_us, efa.net_message_latency_us);
+  EXPECT_EQ(ib.net_message_latency_us, 0.0);
+  EXPECT_EQ(tuning_system(efa, 2).inter_latency_us, efa.net_message_latency_us);
+  const topo::Topology t = make_system_topology(efa, 2);
+  const topo::Topology u = make_system_topology(ib, 2);
+  // The last link is a NIC link in both (node switch to rail): 1000 ns + latency/2 for EFA.
+  EXPECT_EQ(t.links().back().latency.picoseconds(),
+            std::llround((1000 + efa.net_message_latency_us * 1000 / 2) * 1000));
+  EXPECT_EQ(u.links().back().latency.picoseconds(), 600'000);
 }
 
 TEST(NvlsAllreduce, ScheduleShape) {
@@ -117,7 +140,36 @@ TEST(NvlsAllreduce, ScheduleShape) {
   EXPECT_THROW(make_nvls_allreduce({1, 10, 1, 1, 1, 0}), std::invalid_argument);
 }
 
+TEST(NvlsAllreduce, TwoNodesExchangeNodeSums) {
+  NvlsAllreduce a;
+  a.gpus = 2;
+  a.nodes = 2;
+  a.bytes = 10;
+  a.channels = 1;
+  a.chunk_bytes = 5;
+  const goal::Schedule s = make_nvls_allreduce(a);
+  // 4 GPUs (ranks 0..3) and the engines of node 0 and 1 (ranks 4, 5); 2 chunks. A GPU: a
+  // launch calc, a send and a receive per chunk = 5 ops. An engine per chunk: 2 receives from
+  // its GPUs, a send to and a receive from the other engine, 2 sends down = 6, so 12.
+  ASSERT_EQ(s.num_ranks(), 6u);
+  EXPECT_EQ(s.rank(3).num_ops(), 5u);
+  EXPECT_EQ(s.rank(4).num_ops(), 12u);
+  EXPECT_EQ(s.rank(5).num_ops(), 12u);
+  std::uint64_t to_other_engine = 0;
+  const goal::RankOps engine = s.rank(4);
+  for (goal::LocalOp i = 0; i < engine.num_ops(); ++i)
+    if (engine.kind(i) == goal::OpKind::Send && engine.peer(i) == 5) to_other_engine += engine.size(i);
+  EXPECT_EQ(to_other_engine, 10u);  // the node's sum crosses once: S bytes
+  a.nodes = 3;
+  EXPECT_THROW(make_nvls_allreduce(a), std::invalid_argument);
+}
+
 TEST(NvlsAllreduce, ModelTime) {
+  // NVLSTree on 2 nodes x 8 (n = 16) with 10 us network latency: 25 + 2 * 1 * (20.9 + 10) us,
+  // same bus bandwidth, algbw = bus * 16/30.
+  const double bus = 24 * (450.0 / 24) * 0.85 * 23.0 / 24 * 2;
+  EXPECT_NEAR(nvls_model_time_us(*find_system_preset("dgx-h100"), 16, 24, 1'000'000'000, 2, 10.0),
+              25.0 + 2 * 30.9 + 1e9 / (1000 * bus * 16 / 30), 1e-9);
   // Hopper: bus bw = 24 ch * 450/24 * 0.85 * 23/24 * 2 = 733.125 GB/s; algbw = bus * 8/14.
   const double alg = 24 * (450.0 / 24) * 0.85 * 23.0 / 24 * 2 * 8 / 14;
   EXPECT_NEAR(nvls_model_time_us(*find_system_preset("dgx-h100"), 8, 24, 1'000'000'000),

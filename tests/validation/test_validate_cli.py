@@ -90,9 +90,28 @@ class Validate(unittest.TestCase):
         sizes = json.loads(r.stdout)["sizes"]
         self.assertEqual(len(sizes), 1)
         self.assertTrue(sizes[0]["algorithm"].startswith("nvls"), sizes[0]["algorithm"])
-        r = collsim("validate", log("25"), "--algo", "nvls", "--system", "dgx-h100")
+        r = collsim("validate", log("17"), "--run", "1", "--algo", "nvls")
         self.assertEqual(r.returncode, 1)
-        self.assertIn("nvls is emulated only for allreduce on one node", r.stderr)
+        self.assertIn("nvls is emulated only for allreduce on one or two full nodes", r.stderr)
+
+    def test_two_nodes_run_trees_at_large_sizes(self):
+        # Log 04 (2x8 H100, 32x100G EFA, 24 channels) at 1 GiB, NCCL's model: NVLSTree
+        # 25 + 2*(20.9 + EFA latency) us + 1 GiB at 733.1*16/30 = 391 GB/s = ~2.9 ms; ring Simple
+        # 1 GiB at 24*min(18.75, 16.67)*16/30 = 213 GB/s = 5.0 ms. So NVLSTree, and its busbw
+        # goes above the 400 GB/s of the node's NICs (S crosses per node, busbw = 1.875 algbw).
+        r = collsim("validate", log("04"), "--system", "h100-efa", "--min-bytes", "1GiB", "--max-bytes", "1GiB",
+                    "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        size = json.loads(r.stdout)["sizes"][0]
+        self.assertTrue(size["algorithm"].startswith("nvls_tree"), size["algorithm"])
+        self.assertGreater(size["simulated_busbw"], 400)
+        # Log 25 (2x4 H100, 4x200G, 8 channels) at 1 GiB: tree 8*min(56.25, 2*12.5)*0.92/2 = 92
+        # GB/s beats ring 8*12.5*8/14 = 57; the tree's busbw passes the 100 GB/s NIC rate.
+        r = collsim("validate", log("25"), "--min-bytes", "1GiB", "--max-bytes", "1GiB", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        size = json.loads(r.stdout)["sizes"][0]
+        self.assertTrue(size["algorithm"].startswith("double_binary_tree Simple"), size["algorithm"])
+        self.assertGreater(size["simulated_busbw"], 100)
 
     def test_list_systems(self):
         r = collsim("validate", "--list-systems")

@@ -44,6 +44,11 @@ struct SystemPreset {
   double nic_gbits = 400;               // line rate per NIC, Gb/s
   double nic_latency_ns = 600;          // per link (cable, transceivers, half a switch)
   std::uint32_t channels = 16;          // NCCL coll channels (what INFO logs show for such systems)
+  // One-way latency a message adds crossing the network beyond the links' own (µs): 0 for
+  // InfiniBand/RoCE, whose few µs the calibration's net_latency_us covers. AWS EFA goes through
+  // SRD, libfabric and the aws-ofi-nccl plugin's proxy, which costs tens of µs per message
+  // (kEfaMessageLatencyUs in system_presets.cpp says where the number comes from).
+  double net_message_latency_us = 0;
 };
 
 // The built-in presets, in display order.
@@ -51,8 +56,9 @@ const std::vector<SystemPreset>& system_presets();
 // By name; nothing when unknown.
 std::optional<SystemPreset> find_system_preset(std::string_view name);
 
-// What the tuning model needs: arch and NCCL's per-channel graph bandwidths.
-coll::SystemModel tuning_system(const SystemPreset& p, std::uint32_t nodes);
+// What the tuning model needs: arch and NCCL's per-channel graph bandwidths for a run of
+// `channels` channels (0: the preset's).
+coll::SystemModel tuning_system(const SystemPreset& p, std::uint32_t nodes, std::uint32_t channels = 0);
 
 // Link efficiencies scale the preset's line rates (see ModelParameters).
 struct LinkScaling {
