@@ -96,14 +96,7 @@ class StreamStore {
     o.state = OpState::Started;
     o.start = t;
     o.in_flight = o.info.kind == OpKind::Send;
-    std::uint32_t link = o.start_dependents;
-    o.start_dependents = kEndOfList;
-    while (link != kEndOfList) {
-      const LocalOp d = links_[link].op;
-      LiveOp& x = w.at(d);
-      if (--x.pending_irequires == 0 && x.pending_requires == 0) release(w, x, d, ready);
-      link = free_link(link);
-    }
+    release_dependents(w, o.start_dependents, &LiveOp::pending_irequires, ready);
     if (w.wants_piece) fetch(r);
   }
 
@@ -114,14 +107,7 @@ class StreamStore {
     o.state = OpState::Finished;
     ++completed_;
     if (options_.on_finished) options_.on_finished(r, o.info.label, o.start, t);
-    std::uint32_t link = o.finish_dependents;
-    o.finish_dependents = kEndOfList;
-    while (link != kEndOfList) {
-      const LocalOp d = links_[link].op;
-      LiveOp& x = w.at(d);
-      if (--x.pending_requires == 0 && x.pending_irequires == 0) release(w, x, d, ready);
-      link = free_link(link);
-    }
+    release_dependents(w, o.finish_dependents, &LiveOp::pending_requires, ready);
     retire(w);
     if (w.wants_piece) fetch(r);
   }
@@ -145,6 +131,20 @@ class StreamStore {
     x.state = OpState::Ready;
     ready(d);
     if (d >= w.newest_piece) w.wants_piece = true;
+  }
+
+  // Empties a dependents list, counting down `pending` (requires or irequires) in each
+  // dependent; those left waiting for nothing become ready.
+  template <typename F>
+  void release_dependents(Window& w, std::uint32_t& list, std::uint32_t LiveOp::*pending, F& ready) {
+    std::uint32_t link = list;
+    list = kEndOfList;
+    while (link != kEndOfList) {
+      const LocalOp d = links_[link].op;
+      LiveOp& x = w.at(d);
+      if (--(x.*pending) == 0 && x.pending_requires == 0 && x.pending_irequires == 0) release(w, x, d, ready);
+      link = free_link(link);
+    }
   }
 
   std::uint32_t free_link(std::uint32_t link) {

@@ -13,6 +13,7 @@
 
 #include <cstring>
 #include <type_traits>
+#include <vector>
 
 #include "collsim/pdes/event_pool.hpp"
 #include "collsim/pdes/logical_process.hpp"
