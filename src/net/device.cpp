@@ -36,9 +36,9 @@ void send_on(std::unique_ptr<pdes::ChannelBase>& wire, pdes::LogicalProcess& fro
 }
 }  // namespace
 
-void Device::put_on_wire(std::uint16_t port, Packet p) {
+void Device::put_on_wire(std::uint16_t port, Packet p, pdes::SimTime start) {
   OutputPort& o = ports_[port];
-  const pdes::SimTime last_bit = o.transmit(now(), p.wire_bytes);
+  const pdes::SimTime last_bit = o.transmit(start, p.wire_bytes);
   const OutputPort::Wire& w = o.wire();
   p.in_port = w.peer_port;
   ++p.hops;

@@ -123,6 +123,8 @@ const std::vector<Descriptor>& descriptors() {
       bytes("ecn_kmax_bytes", &P::ecn_kmax_bytes, "queue length above which every packet is marked"),
       real("ecn_pmax", &P::ecn_pmax, "ratio", "marking probability at kmax"),
       count("priorities", &P::priorities, "strict-priority traffic classes per port (class 0 first)"),
+      bytes("arbitration_lead_bytes", &P::arbitration_lead_bytes,
+            "a switch port picks its next frame when the one on the wire has this many bytes left"),
       choice("routing", &P::routing, kRouting, "how switches choose among ports"),
       choice("cc", &P::cc, kCc, "congestion control of host transports"),
       bytes("window_bytes", &P::window_bytes, "unacknowledged bytes per flow at most (0: unlimited)"),

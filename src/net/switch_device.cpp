@@ -11,6 +11,9 @@ Switch::Switch(const FabricContext& ctx, topo::NodeId node)
   ingress_bytes_.assign(ports_.size(), {});
   upstream_paused_.assign(ports_.size(), {});
   per_port_buffer_ = ports_.empty() ? 0 : params_.buffer_bytes / ports_.size();
+  arbitration_lead_.reserve(ports_.size());
+  for (const OutputPort& o : ports_)
+    arbitration_lead_.push_back(pdes::SimTime::ps(o.wire().bandwidth.serialization_ps(ctx.params.arbitration_lead_bytes)));
 }
 
 void Switch::on_packet(const Packet& arriving) {
@@ -60,9 +63,15 @@ void Switch::on_port_free(const PortWakeup& w) {
 
 void Switch::try_transmit(std::uint16_t port) {
   OutputPort& o = ports_[port];
-  if (!o.idle(now())) {
-    if (o.has_sendable()) wake_when_free<&Switch::on_port_free>(port);
-    return;
+  pdes::SimTime start = now();
+  if (!o.idle(start)) {
+    // With a wakeup pending, packets were queued before this one and wait their turn.
+    if (o.wakeup_pending || !o.has_sendable()) return;
+    if (o.busy_until() - start > arbitration_lead_[port]) {
+      wake_when_free<&Switch::on_port_free>(port);
+      return;
+    }
+    start = o.busy_until();
   }
   Packet p;
   if (!o.dequeue(p)) return;
@@ -73,7 +82,7 @@ void Switch::try_transmit(std::uint16_t port) {
     upstream_paused_[p.in_port][p.priority] = false;
     send_pfc(p.in_port, p.priority, false);
   }
-  put_on_wire(port, p);
+  put_on_wire(port, p, start);
   if (o.has_sendable()) wake_when_free<&Switch::on_port_free>(port);
 }
 

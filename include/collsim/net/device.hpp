@@ -25,9 +25,10 @@ class Device : public pdes::LogicalProcess {
  protected:
   Device(const FabricContext& ctx, topo::NodeId node);
 
-  // Starts sending `p` on `port` now; the transmitter must be idle. Schedules the packet's
-  // arrival at the other end: when its last bit is there.
-  void put_on_wire(std::uint16_t port, Packet p);
+  // Starts sending `p` on `port` at `start` (now unless given), when the transmitter must be
+  // free. Schedules the packet's arrival at the other end: when its last bit is there.
+  void put_on_wire(std::uint16_t port, Packet p) { put_on_wire(port, p, now()); }
+  void put_on_wire(std::uint16_t port, Packet p, pdes::SimTime start);
   // A PFC frame goes out at once, ahead of queued data.
   void send_pfc(std::uint16_t port, std::uint8_t priority, bool pause);
   // Schedules this device's wakeup handler for when `port`'s transmitter frees, once.

@@ -29,6 +29,9 @@ struct FabricParams {
   std::uint64_t ecn_kmax_bytes = 400 << 10;
   double ecn_pmax = 0.2;
   std::uint32_t priorities = 2;           // strict-priority classes per port (0 highest)
+  // A switch port picks its next frame when the one on the wire has at most this many bytes
+  // left (two control frames): see Switch. 0: only once the wire is free.
+  std::uint32_t arbitration_lead_bytes = 128;
   RoutingMode routing = RoutingMode::Ecmp;
   // transport
   CongestionControlKind cc = CongestionControlKind::None;

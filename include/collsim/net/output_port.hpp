@@ -44,15 +44,16 @@ class OutputPort {
 
   bool idle(pdes::SimTime now) const { return busy_until_ <= now; }
   pdes::SimTime busy_until() const { return busy_until_; }
-  // Occupies the transmitter for `wire_bytes` from `now`; returns when the last bit leaves.
-  pdes::SimTime transmit(pdes::SimTime now, std::uint32_t wire_bytes) {
+  // Occupies the transmitter for `wire_bytes` from `start` (now, or when the packet on the
+  // wire has left); returns when the last bit leaves.
+  pdes::SimTime transmit(pdes::SimTime start, std::uint32_t wire_bytes) {
     // Most packets on a port have the size of the one before.
     if (wire_bytes != last_wire_bytes_) {
       last_wire_bytes_ = wire_bytes;
       last_duration_ = pdes::SimTime::ps(wire_.bandwidth.serialization_ps(wire_bytes));
     }
     const pdes::SimTime duration = last_duration_;
-    busy_until_ = now + duration;
+    busy_until_ = start + duration;
     stats_.busy += duration;
     ++stats_.packets;
     stats_.bytes += wire_bytes;

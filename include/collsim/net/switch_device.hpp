@@ -3,6 +3,14 @@
 // strict-priority classes, ECN marking at enqueue (Kmin/Kmax/Pmax), and either PFC toward
 // the upstream port of each ingress (lossless) or tail drop (lossy). Its forwarding latency
 // is added to the latency of the links that lead into it.
+//
+// An egress scheduler picks the next packet before the frame on the wire has ended, so that
+// frames leave back to back: a packet that finds its port's queue empty and the frame on the
+// wire with at most `arbitration_lead_bytes` (two control frames) left is committed at once,
+// to start when the wire frees. A pause or a higher-priority packet that arrives in those
+// last few ns then takes effect after it, well within the response time PFC allows. This
+// spares the "transmitter free" event of most packets of a line-rate stream that ACKs have
+// shifted by a few ns.
 
 #include <array>
 #include <cstdint>
@@ -48,6 +56,7 @@ class Switch final : public Device {
   std::uint64_t per_port_buffer_ = 0;
   std::vector<std::array<std::uint64_t, kMaxClasses>> ingress_bytes_;  // per ingress port and class
   std::vector<std::array<bool, kMaxClasses>> upstream_paused_;
+  std::vector<pdes::SimTime> arbitration_lead_;  // per port: arbitration_lead_bytes on its wire
   SwitchStats stats_;
 };
 
