@@ -13,7 +13,11 @@ std::uint64_t receiver_key(HostIndex src, FlowId flow) { return (std::uint64_t{s
 }  // namespace
 
 Host::Host(const FabricContext& ctx, topo::NodeId node, std::unique_ptr<HostApp> app)
-    : Device(ctx, node), index_(ctx.topology.node(node).index), app_(std::move(app)) {
+    : Device(ctx, node),
+      index_(ctx.topology.node(node).index),
+      app_(std::move(app)),
+      single_path_(ctx.params.routing == RoutingMode::Ecmp || ctx.params.routing == RoutingMode::Minimal ||
+                   ctx.params.routing == RoutingMode::DimensionOrder) {
   nic_.resize(ports_.size());
 }
 
@@ -219,6 +223,19 @@ void Host::on_packet(const Packet& p) {
     case PacketKind::Nack: receive_nack(p); return;
     case PacketKind::Cnp: receive_cnp(p); return;
   }
+}
+
+bool Host::take_early(const Packet& p) {
+  if (!single_path_ || p.kind != PacketKind::Data) return false;
+  if (p.flags & (packet_flag::kLast | packet_flag::kEcnMarked)) return false;
+  if (receiver_key(p.src, p.flow) != last_receiver_key_) return false;
+  const Receiver& r = *last_receiver_;
+  // What receive_data does at the packet's own time with `now()` or toward others (the first
+  // packet, a gap, completion, an ACK, a CNP) rules it out; what is left is bookkeeping.
+  if (r.delivered || r.count == 0 || p.seq != r.expected || r.total != 0 || r.since_ack + 1 >= ctx_.params.ack_every)
+    return false;
+  receive_data(p);
+  return true;
 }
 
 detail::Receiver& Host::receiver_of(const Packet& p) {

@@ -30,6 +30,8 @@ std::uint32_t register_channel(Engine& engine, ChannelBase* channel) {
 
 void queue_delivery(Engine& engine, std::uint32_t ref) { engine.queue_stored(ref); }
 
+TakenEarly taken_early(Engine& engine) { return {engine.options_.end_time, &engine.stats_.events}; }
+
 LogicalProcess* local_lp(Engine& engine, LpId id) { return &engine.lp(id); }
 }  // namespace detail
 

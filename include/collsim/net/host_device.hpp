@@ -155,6 +155,11 @@ class Host final : public Device {
 
   void start() override;
   void on_packet(const Packet& p);
+  // Takes a data packet before its time when that changes nothing (see pdes::TakesEarly): in
+  // order, in the middle of its flow, unmarked, not due an ACK. Routing that keeps a flow on
+  // one path brings all its packets over this one wire, in order, so nothing but the next
+  // packet behind it can read what it changes.
+  bool take_early(const Packet& p);
   void on_port_free(const PortWakeup& w);
   void on_flow_timer(const FlowTimer& t);
   void on_app_timer(const AppTimer& t);
@@ -204,6 +209,7 @@ class Host final : public Device {
   };
   std::unordered_map<QueuePair, FlowId, QueuePairHash> queue_tail_;  // the last flow started on each
   HostStats stats_;
+  bool single_path_;  // every flow's packets follow one path (per-flow routing)
 };
 
 }  // namespace collsim::net

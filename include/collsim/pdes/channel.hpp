@@ -11,6 +11,7 @@
 // Each delivery keeps the key it would have had as an event of its own (the sender's origin
 // and sequence number), so results are identical either way and on any number of ranks.
 
+#include <concepts>
 #include <cstring>
 #include <type_traits>
 #include <vector>
@@ -40,7 +41,24 @@ std::uint32_t register_channel(Engine& engine, ChannelBase* channel);
 // Puts the stored delivery `ref` in the event queue: its channel's head is due.
 void queue_delivery(Engine& engine, std::uint32_t ref);
 LogicalProcess* local_lp(Engine& engine, LpId id);
+// What a channel needs to hand deliveries over early (see Channel::deliver_head): the last
+// time the run processes, and the engine's event count, which counts them as events still.
+struct TakenEarly {
+  SimTime horizon;
+  std::uint64_t* events;
+};
+TakenEarly taken_early(Engine& engine);
 }  // namespace detail
+
+// A receiver that declares `bool take_early(const Payload&)` may be offered the deliveries
+// waiting behind the one it has just handled, in order, before their time: it returns true
+// if it took one (handled it as it would have at its time), false to stop the offer. The
+// receiver must guarantee that nothing could tell the difference: what such a delivery
+// changes is read by no event before the next delivery of this same channel that it refuses.
+template <typename Receiver, typename Payload>
+concept TakesEarly = requires(Receiver& r, const Payload& p) {
+  { r.take_early(p) } -> std::same_as<bool>;
+};
 
 template <auto Method>
 class Channel final : public ChannelBase {
@@ -93,17 +111,40 @@ class Channel final : public ChannelBase {
     Payload payload;
     std::memcpy(&payload, (*d.pool)[done].payload, sizeof payload);
     head_ = (*d.next)[done];
+    d.pool->release(done);
+    if (receiver_ == nullptr) receiver_ = static_cast<Receiver*>(detail::local_lp(*engine_, receiver_id_));
+    if constexpr (TakesEarly<Receiver, Payload>) {
+      (receiver_->*Method)(payload);
+      offer_early(d);
+      queue_head();
+    } else {
+      queue_head();
+      (receiver_->*Method)(payload);
+    }
+  }
+
+ private:
+  void queue_head() {
     if (head_ == detail::kNoDelivery) {
       tail_ = detail::kNoDelivery;
     } else {
       detail::queue_delivery(*engine_, head_);
     }
-    d.pool->release(done);
-    if (receiver_ == nullptr) receiver_ = static_cast<Receiver*>(detail::local_lp(*engine_, receiver_id_));
-    (receiver_->*Method)(payload);
   }
 
- private:
+  void offer_early(const detail::ChannelDeliveries& d) {
+    const detail::TakenEarly early = detail::taken_early(*engine_);
+    while (head_ != detail::kNoDelivery && d.pool->key(head_).time <= early.horizon) {
+      Payload next;
+      std::memcpy(&next, (*d.pool)[head_].payload, sizeof next);
+      if (!receiver_->take_early(next)) return;
+      ++*early.events;
+      const std::uint32_t taken = head_;
+      head_ = (*d.next)[taken];
+      d.pool->release(taken);
+    }
+  }
+
   std::uint32_t head_ = detail::kNoDelivery;
   std::uint32_t tail_ = detail::kNoDelivery;
   LpId receiver_id_ = kNoLp;

@@ -32,6 +32,8 @@ struct ChannelDeliveries;
 ChannelDeliveries channel_deliveries(Engine& engine);
 std::uint32_t register_channel(Engine& engine, ChannelBase* channel);
 void queue_delivery(Engine& engine, std::uint32_t ref);
+struct TakenEarly;
+TakenEarly taken_early(Engine& engine);
 }
 
 struct EngineOptions {
@@ -88,6 +90,7 @@ class Engine {
   friend detail::ChannelDeliveries detail::channel_deliveries(Engine&);
   friend std::uint32_t detail::register_channel(Engine&, ChannelBase*);
   friend void detail::queue_delivery(Engine&, std::uint32_t);
+  friend detail::TakenEarly detail::taken_early(Engine&);
   void install(LpId id, std::unique_ptr<LogicalProcess> lp, const detail::Trampoline* handlers,
                std::uint8_t handler_count, std::uint32_t class_tag);
   void post(const EventKey& key, const EventBody& body);
