@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "collsim/validation/comparison.hpp"
+#include "collsim/validation/host_issue.hpp"
 #include "validation_runner.hpp"
 
 namespace collsim::cli {
@@ -41,7 +42,10 @@ double network_crossings(const RunValidation& v, const validation::SizeCompariso
   return 1;
 }
 enum class Informs { NvlsEfficiency, GpuLinkEfficiency, NicEfficiency, Launch, NetLatency, Nothing };
-Informs informs(const RunValidation& v, const validation::SizeComparison& s) {
+Informs informs(const RunValidation& v, const validation::SizeComparison& s, double host_issue_us) {
+  // A size at the host's enqueueing floor says nothing about the GPUs' latencies.
+  const double floor_us = validation::nccl_tests_iteration_us(0.0, v.setup.gpus_per_thread, host_issue_us);
+  if (s.bytes < (64u << 10) && s.simulated_us <= floor_us) return Informs::Nothing;
   if (s.bytes < (64u << 10)) return v.setup.nodes > 1 ? Informs::NetLatency : Informs::Launch;
   if (s.bytes < (64u << 20)) return Informs::Nothing;
   if (s.algorithm.rfind("nvls", 0) == 0) return Informs::NvlsEfficiency;
@@ -97,7 +101,7 @@ void run_calibrate(const CalibrateOptions& o) {
       for (const RunValidation& v : pass.runs) {
         if (!v.preset_check.consistent) continue;  // misconfigured runs are not fitted
         for (const auto& s : v.sizes) {
-          switch (informs(v, s)) {
+          switch (informs(v, s, p.host_issue_us >= 0 ? p.host_issue_us : validation::kHostIssueUsPerGpu)) {
             case Informs::NvlsEfficiency: ratio[0].push_back(s.simulated_us / s.measured_us); break;
             case Informs::GpuLinkEfficiency: ratio[1].push_back(s.simulated_us / s.measured_us); break;
             case Informs::NicEfficiency: ratio[2].push_back(s.simulated_us / s.measured_us); break;
