@@ -147,8 +147,8 @@ void add_calibrate_command(CLI::App& app) {
       "Each pass simulates the logs (sizes-per-run sizes each); then every efficiency is multiplied by the median\n"
       "simulated/measured time of the bandwidth-bound sizes (>= 64 MiB) it limits, and launch_us moves by the\n"
       "median measured-simulated time of the latency-bound sizes (< 64 KiB) of one-node runs, net_latency_us by\n"
-      "that difference over the network crossings of multi-node runs. Runs inconsistent with the preset\n"
-      "are not fitted.");
+      "that difference over the network crossings of multi-node runs. Sizes at nccl-tests' enqueueing floor\n"
+      "(GPUs per thread x host_issue_us) and runs inconsistent with the preset are not fitted.");
   cmd->add_option("LOG", o->logs, "Training logs")->required()->check(CLI::ExistingFile);
   cmd->add_option("--system", o->system, "System preset (collsim validate --list-systems)")->required();
   cmd->add_option("-o,--output", o->output, "Calibration file to write (YAML)")->required();
