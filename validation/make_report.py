@@ -93,13 +93,16 @@ DISCUSSION = """## What the errors say
 - **EFA** has its own message latency: the EFA presets add 14.5 us per network crossing
   (`kEfaMessageLatencyUs`, fitted by hand on the sizes < 64 KiB of log 04, so 04 is a training
   log). Log 03 (p4de, EFA v1) stays ~2x slower than that per message and misses both targets.
-- **A one-node tree is slow in the simulation**: on 8 A100 at 64 MiB the tree reaches ~100 GB/s
-  busbw against the ring's 184 (1-channel 111), where link bytes allow ~0.87 of the ring. It
-  matters where NCCL's tuning picks a one-node tree (log 09 at 2 MiB, -63%). Neither the step
-  latency per chunk nor the connection window is the cause (both tried, < 5%); every channel
-  uses the same chain 0..7 in the lowering, while NCCL rotates the chain over channels (log
-  24's INFO), so GPU 7 sends up at full rate into GPU 6, which may cause the PFC pauses; to be
-  checked.
+- **Tree chains rotate over channels**, as NCCL builds each channel's chain along that
+  channel's ring (log 24's INFO shows them rotating). With one chain 0..7 for every channel, its
+  top and bottom GPUs sent one way only at twice the others' share, and a one-node tree on 8
+  A100 reached ~100 GB/s busbw at 64 MiB against the ring's 184; rotated, 176 (neither the step
+  latency per chunk nor the connection window was the cause: both tried, < 5%). Log 09's 2 MiB
+  (a one-node tree) goes from -63% to +15%, and log 33 (12 nodes, trees at >= 512 MiB) from
+  48.3% to 13.0%. But 2-node trees over EFA are now too fast at 1-32 MiB (04: 38-62%, 03:
+  60-214%): the old chain's slowness had hidden EFA's per-message costs (proxy, SRD) that the
+  model has only as one latency per crossing; 04 (training) goes from 7.1% to 16.5% at >= 1 MiB
+  and 03 from 42% to 63%, 31 (flagged) from 117% to 241%. The rotation is its own commit.
 - **Not modelled**: NVLS/NVLSTree across NVL72 racks or on more than 2 nodes, and SHARP
   (CollNetChain): logs 14, 19, 33, 34. Log 19's sendrecv and both runs of log 36 (a thin
   inter-node pipe per INDEX.md) are flagged as inconsistent with the preset, as is log 11 run B
