@@ -133,6 +133,12 @@ std::vector<TuningCandidate> tuning_candidates(const Plan& plan) {
   return out;
 }
 
+std::optional<Protocol> tuned_protocol(const Plan& plan, std::string_view algorithm) {
+  for (const TuningCandidate& cand : tuning_candidates(plan))
+    if (cand.algorithm == algorithm) return cand.protocol;
+  return std::nullopt;
+}
+
 void choose_automatically(Plan& plan, bool protocol_fixed) {
   const Collective c = plan.collective;
   // Point-to-point based collectives have one algorithm and run NCCL's p2p path (Simple).

@@ -109,6 +109,18 @@ RunFacts infer_run_facts(const TestRun& run) {
   if (!f.collective) f.collective = collective_from_notes(run, f.collective_source);
   if (!f.collective) f.collective = collective_from_shape(run, f.collective_source);
 
+  if (run.header.gpus && *run.header.gpus > 0) {
+    f.gpus_per_thread = static_cast<std::uint32_t>(*run.header.gpus);
+    f.gpus_per_thread_source = "header nGpus";
+  } else if (run.command) {
+    static const std::regex kGpusOption(R"(\s-g\s+(\d+))");
+    std::smatch g;
+    if (std::regex_search(*run.command, g, kGpusOption)) {
+      f.gpus_per_thread = static_cast<std::uint32_t>(std::stoul(g[1].str()));
+      f.gpus_per_thread_source = "command line -g";
+    }
+  }
+
   // Devices: complete when ranks 0..R-1 each appear once and nothing was elided.
   std::set<int> ranks;
   std::map<std::string, std::uint32_t> per_host;

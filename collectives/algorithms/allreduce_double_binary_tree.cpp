@@ -3,9 +3,10 @@
 // second tree in which the leaves of the first are the interior vertices: the mirror image
 // (n-1-r) for even n, the first tree shifted by one rank for odd n. Both halves are cut into
 // pipeline steps of at most a chunk that stream through the trees, so step k goes up while
-// step k-1 comes down. With ranks_per_node = p > 1 the trees span nodes: the first member of
-// every node stands for it in the trees over nodes, and the node's other members hang below
-// it as a chain. Any n works: the trees are defined for every vertex count.
+// step k-1 comes down. With ranks_per_node = p > 1 the trees span nodes: one member of every
+// node stands for it in the trees over nodes, and the node's other members hang below it as
+// a chain whose start rotates with the channel (member_links). Any n works: the trees are
+// defined for every vertex count.
 
 #include <array>
 #include <bit>
@@ -69,21 +70,32 @@ TreeLinks double_tree(std::uint32_t m, std::uint32_t tree, std::uint32_t x) {
 }
 
 // Member `me`'s links in tree `tree` of n members in nodes of p: leaders in the tree over
-// nodes, everyone else in a chain below the leader.
-TreeLinks member_links(std::uint32_t n, std::uint32_t p, std::uint32_t tree, std::uint32_t me) {
-  const std::uint32_t node = me / p, local = me % p, first = node * p;
-  const std::uint32_t node_size = std::min(p, n - first);
+// nodes, everyone else in a chain below the leader. Channel pair `pair` starts each node's
+// chain `pair` members further on (member first + pair mod the node's size leads it), as NCCL
+// builds each channel's chain along that channel's own ring order (log 24's INFO lines show
+// the chains rotating over channels): with one order for all channels, the chain's top and
+// bottom GPUs would send in one direction only, at twice the share of the rest, and queue up
+// the port of their one neighbour.
+TreeLinks member_links(std::uint32_t n, std::uint32_t p, std::uint32_t tree, std::uint32_t me, std::uint32_t pair) {
+  const std::uint32_t node = me / p, first = node * p;
+  const auto size_of = [&](std::uint32_t k) { return std::min(p, n - k * p); };
+  const std::uint32_t node_size = size_of(node);
+  // Position in the chain, and the member at a position.
+  const std::uint32_t shift = pair % node_size;
+  const std::uint32_t pos = (me - first + node_size - shift) % node_size;
+  const auto at = [&](std::uint32_t q) { return first + (q + shift) % node_size; };
   TreeLinks links;
-  if (local > 0) {
-    links.parent = me - 1;
-    if (local + 1 < node_size) links.add_child(me + 1);
+  if (pos > 0) {
+    links.parent = at(pos - 1);
+    if (pos + 1 < node_size) links.add_child(at(pos + 1));
     return links;
   }
+  const auto leader = [&](std::uint32_t k) { return k * p + pair % size_of(k); };
   const std::uint32_t nodes = (n + p - 1) / p;
   const TreeLinks over_nodes = double_tree(nodes, tree, node);
-  if (over_nodes.parent != kNone) links.parent = over_nodes.parent * p;
-  for (std::uint32_t i = 0; i < over_nodes.num_children; ++i) links.add_child(over_nodes.children[i] * p);
-  if (node_size > 1) links.add_child(me + 1);
+  if (over_nodes.parent != kNone) links.parent = leader(over_nodes.parent);
+  for (std::uint32_t i = 0; i < over_nodes.num_children; ++i) links.add_child(leader(over_nodes.children[i]));
+  if (node_size > 1) links.add_child(at(1));
   return links;
 }
 
@@ -97,13 +109,15 @@ void emit(RankEmitter& out) {
   if (n == 1) return;
   const std::uint32_t p = plan.node_size();
   const std::uint64_t steps = plan.block_pipeline_steps();
-  const std::array<TreeLinks, 2> trees{member_links(n, p, 0, out.me()), member_links(n, p, 1, out.me())};
+  std::vector<std::array<TreeLinks, 2>> trees;
+  for (std::uint32_t pair = 0; pair < plan.channels / 2; ++pair)
+    trees.push_back(std::array<TreeLinks, 2>{member_links(n, p, 0, out.me(), pair), member_links(n, p, 1, out.me(), pair)});
   // Every rank walks (step, channel, tree) in the same order, so each connection carries its
   // messages in the same order at both ends.
   for (std::uint64_t s = 0; s < steps; ++s)
     for (std::uint32_t pair = 0; pair < plan.channels / 2; ++pair)
       for (std::uint32_t t = 0; t < 2; ++t) {
-        const TreeLinks& links = trees[t];
+        const TreeLinks& links = trees[pair][t];
         const std::uint32_t c = 2 * pair + t;
         const std::uint64_t slice = std::uint64_t{c} * steps + s;
         const UnitRange data{slice, slice + 1};

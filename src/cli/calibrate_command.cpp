@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "collsim/validation/comparison.hpp"
+#include "collsim/validation/host_issue.hpp"
 #include "validation_runner.hpp"
 
 namespace collsim::cli {
@@ -41,7 +42,10 @@ double network_crossings(const RunValidation& v, const validation::SizeCompariso
   return 1;
 }
 enum class Informs { NvlsEfficiency, GpuLinkEfficiency, NicEfficiency, Launch, NetLatency, Nothing };
-Informs informs(const RunValidation& v, const validation::SizeComparison& s) {
+Informs informs(const RunValidation& v, const validation::SizeComparison& s, double host_issue_us) {
+  // A size at the host's enqueueing floor says nothing about the GPUs' latencies.
+  const double floor_us = validation::nccl_tests_iteration_us(0.0, v.setup.gpus_per_thread, host_issue_us);
+  if (s.bytes < (64u << 10) && s.simulated_us <= floor_us) return Informs::Nothing;
   if (s.bytes < (64u << 10)) return v.setup.nodes > 1 ? Informs::NetLatency : Informs::Launch;
   if (s.bytes < (64u << 20)) return Informs::Nothing;
   if (s.algorithm.rfind("nvls", 0) == 0) return Informs::NvlsEfficiency;
@@ -97,7 +101,7 @@ void run_calibrate(const CalibrateOptions& o) {
       for (const RunValidation& v : pass.runs) {
         if (!v.preset_check.consistent) continue;  // misconfigured runs are not fitted
         for (const auto& s : v.sizes) {
-          switch (informs(v, s)) {
+          switch (informs(v, s, p.host_issue_us >= 0 ? p.host_issue_us : validation::kHostIssueUsPerGpu)) {
             case Informs::NvlsEfficiency: ratio[0].push_back(s.simulated_us / s.measured_us); break;
             case Informs::GpuLinkEfficiency: ratio[1].push_back(s.simulated_us / s.measured_us); break;
             case Informs::NicEfficiency: ratio[2].push_back(s.simulated_us / s.measured_us); break;
@@ -143,8 +147,8 @@ void add_calibrate_command(CLI::App& app) {
       "Each pass simulates the logs (sizes-per-run sizes each); then every efficiency is multiplied by the median\n"
       "simulated/measured time of the bandwidth-bound sizes (>= 64 MiB) it limits, and launch_us moves by the\n"
       "median measured-simulated time of the latency-bound sizes (< 64 KiB) of one-node runs, net_latency_us by\n"
-      "that difference over the network crossings of multi-node runs. Runs inconsistent with the preset\n"
-      "are not fitted.");
+      "that difference over the network crossings of multi-node runs. Sizes at nccl-tests' enqueueing floor\n"
+      "(GPUs per thread x host_issue_us) and runs inconsistent with the preset are not fitted.");
   cmd->add_option("LOG", o->logs, "Training logs")->required()->check(CLI::ExistingFile);
   cmd->add_option("--system", o->system, "System preset (collsim validate --list-systems)")->required();
   cmd->add_option("-o,--output", o->output, "Calibration file to write (YAML)")->required();

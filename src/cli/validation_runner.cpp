@@ -9,6 +9,7 @@
 #include "collsim/common/units.hpp"
 #include "collsim/collectives/spec.hpp"
 #include "collsim/collectives/tuning.hpp"
+#include "collsim/validation/host_issue.hpp"
 #include "collsim/validation/nvls_allreduce.hpp"
 #include "collsim/validation/bandwidth_formulas.hpp"
 
@@ -107,6 +108,15 @@ Choice choose(const ValidationSetup& s, const ValidationRequest& r, std::uint64_
   if (r.algorithm == "nvls") spec.algorithm = "auto";
   const coll::Plan plan = coll::make_plan(spec);
   if (nvls_chosen(s, r, plan)) return {true, "nvls", coll::Protocol::Simple};
+  // NCCL_ALGO fixes the algorithm only: NCCL still tunes the protocol by size (log 28 runs
+  // LL at small sizes under NCCL_ALGO=RING). Candidates come from the "auto" plan, whose
+  // channels are the request's (a fixed tree's plan has them doubled already).
+  if (r.algorithm != "auto" && r.algorithm != "nvls" && r.protocol == "auto") {
+    coll::CollectiveSpec tuned = spec;
+    tuned.algorithm = "auto";
+    if (const auto proto = coll::tuned_protocol(coll::make_plan(tuned), plan.algorithm))
+      return {false, plan.algorithm, *proto};
+  }
   return {false, plan.algorithm, plan.protocol};
 }
 
@@ -219,6 +229,8 @@ ValidationSetup resolve_setup(const validation::TestRun& run, const ValidationRe
     s.channels_source = "preset";
   }
   s.channels = std::min<std::uint32_t>(s.channels, 64);
+  s.gpus_per_thread = std::max<std::uint32_t>(1, facts.gpus_per_thread);
+  s.gpus_per_thread_source = facts.gpus_per_thread != 0 ? facts.gpus_per_thread_source : "not printed (1 assumed)";
   const bool has_out = std::any_of(run.rows.begin(), run.rows.end(), [](const auto& r) { return r.out_of_place.has_value(); });
   s.in_place = request.column == "in-place" || (request.column == "auto" && !has_out);
   return s;
@@ -296,6 +308,8 @@ RunValidation validate_run(const validation::TestRun& log_run, std::size_t run_i
     return result;
   };
   const std::uint64_t cap = largest_simulated_size(setup, request);
+  const double host_issue_us =
+      request.parameters.host_issue_us >= 0 ? request.parameters.host_issue_us : validation::kHostIssueUsPerGpu;
   // Progress counts rows of the log, compared or skipped.
   struct RowDone {
     RunWatch* watch;
@@ -333,6 +347,7 @@ RunValidation validate_run(const validation::TestRun& log_run, std::size_t run_i
       c.simulated_us = b->us + static_cast<double>(row.size - cap) * (b->us - a->us) / static_cast<double>(cap / 2);
       c.algorithm = b->description + ", extrapolated from " + format_byte_size(cap / 2) + " and " + format_byte_size(cap);
     }
+    c.simulated_us = validation::nccl_tests_iteration_us(c.simulated_us, setup.gpus_per_thread, host_issue_us);
     c.bytes = row.size;
     c.measured_us = m->time_us;
     c.measured_busbw = m->derived ? m->busbw : validation::busbw_gbps(setup.collective, setup.ranks, row.size, m->time_us);

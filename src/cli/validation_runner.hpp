@@ -46,6 +46,10 @@ struct ValidationSetup {
   std::string ranks_source;
   std::uint32_t channels = 0;
   std::string channels_source;
+  // GPUs one nccl-tests thread drives (its -g): the CPU enqueues every iteration on each of
+  // them, which sets a floor under the time it reports (see validation/host_issue.hpp).
+  std::uint32_t gpus_per_thread = 1;
+  std::string gpus_per_thread_source;
   bool in_place = false;
 };
 

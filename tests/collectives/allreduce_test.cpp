@@ -268,6 +268,33 @@ TEST(DoubleBinaryTreeAllreduce, OnlyNodeLeadersTalkAcrossNodes) {
     }
 }
 
+TEST(DoubleBinaryTreeAllreduce, EachChannelPairRotatesTheNodesChain) {
+  // One node of 4, 2 channel pairs (4 tree channels), one pipeline step: every message is
+  // 8192 / 4 = 2048 B. Pair 0 chains 0-1-2-3 (0 on top), pair 1 chains 1-2-3-0 (1 on top);
+  // both trees of a pair use the node's chain. Per pair and tree the top sends once (down),
+  // the bottom once (up), the middle twice: rank 0 is top then bottom, 2 + 2 = 4; rank 1
+  // middle then top, 4 + 2 = 6; rank 2 middle twice, 8; rank 3 bottom then middle, 2 + 4 = 6.
+  // (With one order for both pairs the ends would send 4 and the middle 8.)
+  CollectiveSpec spec = allreduce("double_binary_tree", 4, 8192, 4);
+  spec.channels = 2;
+  const Traffic t = traffic(spec);
+  const std::vector<std::uint64_t> messages = {4, 6, 8, 6};
+  for (goal::RankId r = 0; r < 4; ++r) {
+    EXPECT_EQ(t.messages[r], messages[r]) << "rank " << r;
+    EXPECT_EQ(t.bytes[r], messages[r] * 2048) << "rank " << r;
+  }
+  // Two nodes of 4: in pair 1 the chains start at members 1 and 5, which lead their nodes, so
+  // 1 and 5 (and 0 and 4 for pair 0) are the only ranks that talk across nodes.
+  spec = allreduce("double_binary_tree", 8, 8192, 4);
+  spec.channels = 2;
+  const goal::Schedule s = generate(spec);
+  std::set<goal::RankId> across;
+  for (goal::RankId r = 0; r < 8; ++r)
+    for (goal::LocalOp i = 0; i < s.rank(r).num_ops(); ++i)
+      if (s.rank(r).kind(i) != goal::OpKind::Calc && s.rank(r).peer(i) / 4 != r / 4) across.insert(r);
+  EXPECT_EQ(across, (std::set<goal::RankId>{0, 1, 4, 5}));
+}
+
 TEST(HierarchicalAllreduce, GridSendsTwoRingsInTheNodeAndOneAcross) {
   // p | n: 2(p-1) messages of S/p in the node, 2(n/p-1) of S/n across; p = 1 and p = n are
   // the plain ring's 2(n-1) messages of S/n.

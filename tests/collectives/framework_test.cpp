@@ -323,5 +323,33 @@ TEST(Tuning, TwoNodeTreeOutrunsTheRingAtLargeSizes) {
   EXPECT_NEAR(candidate_bw(spec, "ring", Protocol::Simple), 160.0 * 8 / 14, 1e-9);
 }
 
+
+TEST(Tuning, FixedAlgorithmStillTunesItsProtocolBySize) {
+  // NCCL_ALGO=RING on one Hopper node of 8 (log 28's setting): 24 channels of 450/24 = 18.75
+  // GB/s. Ring allreduce, 14 steps on NVLink:
+  //   LL     latency 6.6 + 14 * 0.6 = 15.0 us,  bw min(0.5 * 450, 141) = 141 * 8/14 = 80.57 GB/s
+  //   LL128  latency 14  + 14 * 1.9 = 40.6 us,  bw min(0.92 * 450, 24 * 36.7) = 414 * 8/14 = 236.57
+  //   Simple latency 8.4 + 14 * 3.4 = 56.0 us,  bw 450 * 8/14 = 257.14
+  // 8 B: LL (15.0 against 40.6 and 56.0). 8 MiB: LL 15 + 104.1 = 119.1, LL128 40.6 + 35.5 =
+  // 76.1, Simple 56 + 32.6 = 88.6: LL128. 1 GiB: LL128 40.6 + 4538.8, Simple 56 + 4175.6: Simple.
+  CollectiveSpec spec = spec_of(Collective::Allreduce, "auto", 8, 8);
+  spec.ranks_per_node = 8;
+  spec.channels = 24;
+  spec.system.arch = GpuArch::Hopper;
+  spec.system.intra_gbytes_per_s = 450.0 / 24;
+  spec.system.inter_gbytes_per_s = 450.0 / 24;
+  EXPECT_EQ(tuned_protocol(make_plan(spec), "ring"), Protocol::LL);
+  spec.bytes = std::uint64_t{8} << 20;
+  EXPECT_EQ(tuned_protocol(make_plan(spec), "ring"), Protocol::LL128);
+  spec.bytes = std::uint64_t{1} << 30;
+  EXPECT_EQ(tuned_protocol(make_plan(spec), "ring"), Protocol::Simple);
+  // The tree has its own: Simple 8.4 + 2 * 7 * 4.0 = 64.4 us at min(0.92 * 450, 24 * 38.7) / 2
+  // = 207 GB/s, LL128 14 + 2 * 7 * 1.25 = 31.5 us at 7/9 of it (161 GB/s); 1 GiB takes
+  // 64.4 + 5187.2 = 5251.6 us by Simple against 31.5 + 6669.2 = 6700.7 by LL128.
+  EXPECT_EQ(tuned_protocol(make_plan(spec), "double_binary_tree"), Protocol::Simple);
+  // An algorithm NCCL's model does not know has no tuned protocol.
+  EXPECT_EQ(tuned_protocol(make_plan(spec), "recursive_doubling"), std::nullopt);
+}
+
 }  // namespace
 }  // namespace collsim::coll

@@ -111,6 +111,7 @@ TEST_F(CalibrationFile, RoundTrip) {
   c.parameters.launch_us = 12.5;
   c.parameters.nvls_efficiency = 0.6;
   c.parameters.net_latency_us = 3.5;
+  c.parameters.host_issue_us = 5.0;
   write_calibration(path, c);
   const Calibration r = read_calibration(path);
   EXPECT_EQ(r.system, "dgx-h100");
@@ -121,6 +122,7 @@ TEST_F(CalibrationFile, RoundTrip) {
   EXPECT_DOUBLE_EQ(r.parameters.step_us, -1);
   EXPECT_DOUBLE_EQ(r.parameters.nvls_efficiency, 0.6);
   EXPECT_DOUBLE_EQ(r.parameters.net_latency_us, 3.5);
+  EXPECT_DOUBLE_EQ(r.parameters.host_issue_us, 5.0);
 }
 
 TEST_F(CalibrationFile, Errors) {
@@ -131,6 +133,8 @@ TEST_F(CalibrationFile, Errors) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find(":3:3: unknown parameter 'gpu_link_efficency'"), std::string::npos) << e.what();
   }
+  write("system: dgx-h100\nparameters:\n  host_issue_us: -3\n");
+  EXPECT_THROW(read_calibration(path), InputError);
   write("system: dgx-h100\nparameters:\n  nic_efficiency: 7\n");
   EXPECT_THROW(read_calibration(path), InputError);
   write("parameters:\n  nic_efficiency: 0.9\n");

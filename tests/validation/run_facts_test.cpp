@@ -43,6 +43,16 @@ TEST(RunFacts, EveryLog) {
   }
 }
 
+TEST(RunFacts, GpusPerThreadFromTheHeaderOrTheCommand) {
+  // Header "nThread 1 nGpus 4" (22), "nGpus 8" (28), "nGpus 1" under MPI (05); log 10 prints
+  // no header but its command "sendrecv_perf ... -g 8"; log 03 prints neither.
+  const std::pair<const char*, std::uint32_t> cases[] = {{"22", 4}, {"28", 8}, {"05", 1}, {"10", 8}, {"03", 0}};
+  for (const auto& [log, gpus] : cases)
+    EXPECT_EQ(infer_run_facts(read_log(log).runs.at(0)).gpus_per_thread, gpus) << log;
+  EXPECT_EQ(infer_run_facts(read_log("22").runs.at(0)).gpus_per_thread_source, "header nGpus");
+  EXPECT_EQ(infer_run_facts(read_log("10").runs.at(0)).gpus_per_thread_source, "command line -g");
+}
+
 TEST(RunFacts, GpuNameFromDeviceLines) {
   EXPECT_EQ(infer_run_facts(read_log("17").runs.at(0)).gpu, "NVIDIA H100 80GB HBM3");
   EXPECT_EQ(infer_run_facts(read_log("11").runs.at(1)).gpu, "NVIDIA GB10");

@@ -113,6 +113,28 @@ class Validate(unittest.TestCase):
         self.assertTrue(size["algorithm"].startswith("double_binary_tree Simple"), size["algorithm"])
         self.assertGreater(size["simulated_busbw"], 100)
 
+    def test_one_thread_driving_eight_gpus_under_nccl_algo_ring(self):
+        # Log 28: NCCL_ALGO=RING, one thread with -g 8 (header nGpus 8). NCCL still tunes the
+        # protocol: at 8 B ring LL (6.6 + 14 * 0.6 = 15 us) beats LL128 (40.6) and Simple (56).
+        # Its ~15 us is hidden under the CPU's enqueueing, 8 * 4.25 = 34 us per iteration,
+        # which is what every size up to 256 B reports (measured 34.8-35.6 us).
+        r = collsim("validate", log("28"), "--algo", "ring", "--max-bytes", "256", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        j = json.loads(r.stdout)
+        self.assertEqual(j["runs"][0]["gpus_per_thread"], 8)
+        self.assertEqual(len(j["sizes"]), 6)
+        for s in j["sizes"]:
+            self.assertTrue(s["algorithm"].startswith("ring LL "), s["algorithm"])
+            self.assertAlmostEqual(s["simulated_us"], 34.0, places=6)
+        # Without the floor (host_issue_us 0) the ring's own ~15 us shows: well below 34.
+        with tempfile.TemporaryDirectory() as d:
+            cal = os.path.join(d, "cal.yaml")
+            with open(cal, "w") as f:
+                f.write("system: dgx-h100\nparameters:\n  host_issue_us: 0\n")
+            r = collsim("validate", log("28"), "--algo", "ring", "--max-bytes", "8", "--json", "--calibration", cal)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertLess(json.loads(r.stdout)["sizes"][0]["simulated_us"], 25.0)
+
     def test_list_systems(self):
         r = collsim("validate", "--list-systems")
         self.assertEqual(r.returncode, 0, r.stderr)

@@ -2,7 +2,9 @@
 // "auto": NCCL's choice of algorithm and protocol, from its cost model
 // time = latency + bytes / bandwidth per (algorithm, protocol) (reference/nccl.md section 3).
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "collsim/collectives/spec.hpp"
@@ -19,6 +21,10 @@ struct TuningCandidate {
 
 // Every candidate NCCL considers for the plan's collective, size and system, cheapest first.
 std::vector<TuningCandidate> tuning_candidates(const Plan& plan);
+// The protocol of the cheapest candidate that runs `algorithm` (a registered name), as NCCL
+// tunes the protocol when NCCL_ALGO fixes the algorithm; nothing when no candidate runs it.
+// `plan` is an "auto" plan (its channels as requested).
+std::optional<Protocol> tuned_protocol(const Plan& plan, std::string_view algorithm);
 // Sets plan.algorithm and, unless the request fixed it, plan.protocol.
 void choose_automatically(Plan& plan, bool protocol_fixed);
 

@@ -13,6 +13,7 @@
 //     step_us: 3.4                   # before every message (NCCL's per-hop latency)
 //     net_latency_us: 5.0            # added to every crossing of the inter-node network
 //     nvls_efficiency: 0.6           # NVLS reduction rate as a fraction of the GPUs' NVLink rate
+//     host_issue_us: 4.25            # CPU time to enqueue a collective on one GPU (host_issue.hpp)
 
 #include <string>
 #include <vector>
@@ -26,6 +27,7 @@ struct ModelParameters {
   double step_us = -1.0;    // -1: the protocol's
   double net_latency_us = 0.0;    // added to every crossing of the network (NIC, proxy, switch)
   double nvls_efficiency = -1.0;  // NVLS engine rate / (GPUs * NVLink rate); -1: NCCL's (0.85 Hopper, 0.74 Blackwell)
+  double host_issue_us = -1.0;    // per GPU a thread drives; -1: kHostIssueUsPerGpu (not fitted by calibrate)
 };
 
 struct Calibration {

@@ -21,6 +21,9 @@ struct RunFacts {
   std::uint32_t nodes = 0;           // 0: unknown (no complete device list)
   std::uint32_t gpus_per_node = 0;   // 0: unknown
   std::string gpu;                   // as printed by the device lines; empty: unknown
+  // GPUs one thread of nccl-tests drives (-g, the header's nGpus); 0: not printed.
+  std::uint32_t gpus_per_thread = 0;
+  std::string gpus_per_thread_source;
 };
 
 // Never throws: what cannot be derived stays unknown (0 / empty / nullopt).
