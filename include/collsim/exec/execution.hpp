@@ -20,7 +20,8 @@ namespace collsim::exec {
 // plus a round trip). Requests, clear-to-sends, eager messages and everything between
 // servers stay packets. Why: the TP collectives of a large training step are ~10^11 NVLink
 // packets. What it misses: packets of several messages interleaving (messages go one after
-// another per port, same total), and the NVSwitch's own queues (the notices still cross it).
+// another per port, same total), and the NVSwitch's own queues (the notices still cross it);
+// recorded flows (--hdf5) and link bytes show the notices, not the data.
 struct ScaleUpMessages {
   std::uint32_t hosts_per_server = 0;  // 0: off; hosts h and k share a server if h / n == k / n
   std::int64_t bits_per_s = 0;         // the port's rate (the path's bottleneck)
