@@ -63,4 +63,17 @@ std::vector<std::string> loggops_settings_for(const topo::Topology& t) {
   return out;
 }
 
+exec::ScaleUpMessages scale_up_messages(const topo::Topology& t, const net::FabricParams& fabric) {
+  exec::ScaleUpMessages s;
+  const std::uint32_t per_node = t.hosts_per_server();
+  if (per_node <= 1 || t.num_hosts() < 2) return s;
+  const Path intra = shortest_path(t, t.host(0), t.host(1));
+  s.hosts_per_server = per_node;
+  s.bits_per_s = intra.bottleneck_bps;
+  s.latency_ps = intra.latency_ps;
+  s.mtu_bytes = fabric.mtu_bytes;
+  s.header_bytes = fabric.header_bytes;
+  return s;
+}
+
 }  // namespace collsim::cli

@@ -6,11 +6,18 @@
 #include <string>
 #include <vector>
 
+#include "collsim/exec/execution.hpp"
+#include "collsim/net/fabric_params.hpp"
 #include "collsim/topo/topology.hpp"
 
 namespace collsim::cli {
 
 // "name=value" settings for --loggops-set, to be applied before the user's own.
 std::vector<std::string> loggops_settings_for(const topo::Topology& t);
+
+// The packet mode's --scale-up message: the path inside a server (its latency and
+// bottleneck rate, from the first host to the second) with the fabric's packet sizes; off
+// (hosts_per_server 0) for a topology without multi-host servers.
+exec::ScaleUpMessages scale_up_messages(const topo::Topology& t, const net::FabricParams& fabric);
 
 }  // namespace collsim::cli

@@ -11,6 +11,7 @@
 #include "collsim/out/op_times_file.hpp"
 #include "collsim/out/run_results.hpp"
 #include "duration_option.hpp"
+#include "loggops_from_topology.hpp"
 
 namespace collsim::cli {
 namespace {
@@ -163,6 +164,7 @@ nlohmann::json run_summary_json(const SimulationCliOptions& o, const topo::Topol
       {"schedule", description},
       {"topology", t.name()},
       {"network", o.network},
+      {"scale_up", o.network == "packet" ? o.scale_up : "-"},
       {"placement", o.placement_name()},
       {"ranks", schedule.num_ranks()},
       {"makespan_ps", r.makespan_ps},
@@ -201,7 +203,8 @@ void print_run_human(const SimulationCliOptions& o, const topo::Topology& t, con
             << "network       "
             << (o.network == "loggops" ? std::string("loggops (LogGOPSim's message-level model)")
                                        : "packet on " + t.name() + " (" + std::to_string(t.num_hosts()) +
-                                             " hosts), placement " + o.placement_name())
+                                             " hosts), placement " + o.placement_name() +
+                                             (o.scale_up == "message" ? ", scale-up as messages" : ""))
             << "\n"
             << "makespan      " << us(r.makespan_ps) << " us";
   if (!r.rank_finish_ps.empty())
@@ -257,8 +260,10 @@ std::optional<exec::FabricRun> simulate_schedule(const SimulationCliOptions& o, 
     fabric_options.sample_interval = o.observe.sample_period();
     fabric_options.max_samples = o.observe.max_samples;
   }
+  exec::PacketHostParams host = host_params(o);
+  if (o.scale_up == "message") host.scale_up = scale_up_messages(topology, o.fabric.params());
   exec::FabricRun run = exec::run_on_fabric(topology, o.fabric.params(), parallel.transport(), fabric_options,
-                                            schedule, placement, host_params(o), run_options);
+                                            schedule, placement, host, run_options);
   if (!parallel.is_root()) return std::nullopt;
   return run;
 }
@@ -276,6 +281,7 @@ void write_run_files(const SimulationCliOptions& o, const topo::Topology& topolo
     nlohmann::json configuration = fabric_configuration(o.fabric, o.observe);
     configuration.update({{"topology", o.topology},
                           {"network", o.network},
+      {"scale_up", o.network == "packet" ? o.scale_up : "-"},
                           {"placement", o.placement_name()},
                           {"placement_seed", o.placement_seed},
                           {"host_set", o.host_set},
@@ -294,6 +300,10 @@ void SimulationCliOptions::add_to(CLI::App& cmd) {
   cmd.add_option("--placement-seed", placement_seed, "Seed of the random placement")->capture_default_str();
   cmd.add_option("--network", network, "Network model: packet, or loggops (LogGOPSim's message-level model)")
       ->capture_default_str();
+  cmd.add_option("--scale-up", scale_up,
+                 "Packet mode: how messages inside a server travel: packet, or message (rendezvous data as one "
+                 "delay per port instead of NVLink packets: much faster, approximate; see the README)")
+      ->capture_default_str();
   cmd.add_option("--loggops-set", loggops_set, "LogGOPS parameter name=value (L, o, g, G, O, S; LogGOPSim's defaults)");
   cmd.add_option("--host-set", host_set, "Host cost name=value: o (ns per message), O (ns per byte), S (eager limit), control_bytes");
   cmd.add_flag("--json", json, "Print the summary as JSON");
@@ -306,6 +316,8 @@ void SimulationCliOptions::add_to(CLI::App& cmd) {
 void SimulationCliOptions::check(bool topology_needed) const {
   if (network != "packet" && network != "loggops")
     throw CLI::ValidationError("--network", "unknown network model '" + network + "' (packet, loggops)");
+  if (scale_up != "packet" && scale_up != "message")
+    throw CLI::ValidationError("--scale-up", "unknown model '" + scale_up + "' (packet, message)");
   if (network == "packet" && topology_needed && topology.empty())
     throw CLI::ValidationError("--topology", "is required in packet mode");
   (void)loggops_params(*this);

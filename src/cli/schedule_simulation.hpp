@@ -30,6 +30,7 @@ struct SimulationCliOptions {
   std::string placement_file;
   std::uint64_t placement_seed = 1;
   std::string network = "packet";
+  std::string scale_up = "packet";       // packet, or message: see exec::ScaleUpMessages
   std::vector<std::string> host_set;     // name=value
   std::vector<std::string> loggops_set;  // name=value
   bool json = false;

@@ -201,8 +201,14 @@ void run_workload_command(WorkloadOptions& o) {
     const topo::Topology t = o.sim.topology.empty() ? topo::Topology{} : topo::load_topology(o.sim.topology);
     // The message-level mode stands for the cluster by its paths' latency and bandwidth
     // (inside a server and between servers); --loggops-set still has the last word.
-    if (o.sim.network == "loggops" && !o.sim.topology.empty()) {
-      std::vector<std::string> settings = loggops_settings_for(t);
+    // A step's ops wait for the compute that produces their data, which LogGOPSim's ready
+    // rule does not guarantee for ops on another cpu (the DP stream, channels above 0).
+    if (o.sim.network == "loggops") {
+      std::vector<std::string> settings{"causal=1"};
+      if (!o.sim.topology.empty()) {
+        const std::vector<std::string> derived = loggops_settings_for(t);
+        settings.insert(settings.end(), derived.begin(), derived.end());
+      }
       settings.insert(settings.end(), o.sim.loggops_set.begin(), o.sim.loggops_set.end());
       o.sim.loggops_set = std::move(settings);
     }

@@ -1,5 +1,6 @@
 #include "goal_host_app.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace collsim::exec {
@@ -87,12 +88,14 @@ void GoalHostApp::use_cpu(net::Host& host, std::uint32_t slot, LocalOp op) {
       break;
     case OpKind::Recv: busy_ps = overhead_ps(rt.recv_bytes[op]); break;
   }
-  host.set_timer(pdes::SimTime::ps(busy_ps), (std::uint64_t{slot} << 32) | op);
+  host.set_timer(pdes::SimTime::ps(busy_ps), cookie(Timer::Cpu, slot, op));
 }
 
 void GoalHostApp::on_timer(net::Host& host, std::uint64_t cookie) {
-  const auto slot = static_cast<std::uint32_t>(cookie >> 32);
+  const auto slot = static_cast<std::uint32_t>((cookie >> 32) & 0x3FFFFFFFu);
   const auto op = static_cast<LocalOp>(cookie);
+  const auto timer = static_cast<Timer>(cookie >> 62);
+  if (timer != Timer::Cpu) return scale_up_timer(host, timer, slot, op);
   RankRuntime& rt = ranks_[slot];
   switch (rt.ops.kind(op)) {
     case OpKind::Calc:
@@ -182,13 +185,9 @@ void GoalHostApp::on_delivered(net::Host& host, const net::FlowEnd& end) {
       arrive(host, placement_.slot_of(schedule_.rank(sender).peer(op)), Arrival{sender, op, kind});
       break;
     }
-    case Message::ClearToSend: {
-      // We are the sender: the label names our own slot.
-      const RankRuntime& rt = ranks_[src_slot];
-      host.start_flow(end.src, rt.ops.size(op), 0, label(op, Message::Data, src_slot), rt.ops.nic(op),
-                      queue_pair(src_slot, rt.ops.peer(op), rt.ops.tag(op), rt.ops.nic(op)));
+    case Message::ClearToSend:
+      send_data(host, src_slot, op, end.src);  // we are the sender: the label names our own slot
       break;
-    }
     case Message::Data: {
       const goal::RankId sender = placement_.ranks_on[end.src][src_slot];
       const std::uint32_t slot = placement_.slot_of(schedule_.rank(sender).peer(op));
@@ -196,6 +195,14 @@ void GoalHostApp::on_delivered(net::Host& host, const net::FlowEnd& end) {
       const auto it = rt.awaiting_data.find((std::uint64_t{sender} << 32) | op);
       const LocalOp recv = it->second;
       rt.awaiting_data.erase(it);
+      if (scale_up(end.src)) {
+        // A notice: the data comes in over our port from now, after what it is taking in.
+        const std::int64_t now = host.time().picoseconds();
+        const std::int64_t in = std::max(now, scale_up_rx_free_ps_) + params_.scale_up.wire_ps(rt.recv_bytes[recv]);
+        scale_up_rx_free_ps_ = in;
+        host.set_timer(pdes::SimTime::ps(in - now), cookie(Timer::DataIn, slot, recv));
+        break;
+      }
       want_cpu(host, slot, recv);
       break;
     }
@@ -203,9 +210,47 @@ void GoalHostApp::on_delivered(net::Host& host, const net::FlowEnd& end) {
   drain(host);
 }
 
+void GoalHostApp::send_data(net::Host& host, std::uint32_t slot, LocalOp op, std::uint32_t dst_host) {
+  const RankRuntime& rt = ranks_[slot];
+  if (!scale_up(dst_host)) {
+    host.start_flow(dst_host, rt.ops.size(op), 0, label(op, Message::Data, slot), rt.ops.nic(op),
+                    queue_pair(slot, rt.ops.peer(op), rt.ops.tag(op), rt.ops.nic(op)));
+    return;
+  }
+  // The data leaves once the port has sent what it was sending; the notice goes as it starts.
+  const std::int64_t now = host.time().picoseconds();
+  const std::int64_t start = std::max(now, scale_up_tx_free_ps_);
+  const std::int64_t wire = params_.scale_up.wire_ps(rt.ops.size(op));
+  scale_up_tx_free_ps_ = start + wire;
+  host.set_timer(pdes::SimTime::ps(wire + 2 * params_.scale_up.latency_ps + (start - now)),
+                 cookie(Timer::SendDone, slot, op));
+  if (start == now) {
+    scale_up_timer(host, Timer::NoticeStart, slot, op);
+  } else {
+    host.set_timer(pdes::SimTime::ps(start - now), cookie(Timer::NoticeStart, slot, op));
+  }
+}
+
+void GoalHostApp::scale_up_timer(net::Host& host, Timer t, std::uint32_t slot, LocalOp op) {
+  const RankRuntime& rt = ranks_[slot];
+  switch (t) {
+    case Timer::NoticeStart: {
+      const std::uint32_t dst_host = placement_.host_of[rt.ops.peer(op)];
+      host.start_flow(dst_host, params_.control_bytes, 0, label(op, Message::Data, slot), rt.ops.nic(op),
+                      queue_pair(slot, rt.ops.peer(op), rt.ops.tag(op), rt.ops.nic(op)));
+      return;
+    }
+    case Timer::SendDone: finish_op(host, slot, op); break;
+    case Timer::DataIn: want_cpu(host, slot, op); break;
+    case Timer::Cpu: return;
+  }
+  drain(host);
+}
+
 void GoalHostApp::on_acked(net::Host& host, const net::FlowEnd& end) {
   const auto kind = static_cast<Message>(end.label.info >> 14);
   if (kind != Message::Eager && kind != Message::Data) return;
+  if (kind == Message::Data && scale_up(end.dst)) return;  // a notice: SendDone finishes the send
   if (record_flows_) flow_starts_.push_back({end.src, end.dst, end.flow, end.bytes, end.start.picoseconds()});
   finish_op(host, end.label.info & 0x3FFFu, end.label.op);
   drain(host);

@@ -96,6 +96,18 @@ class GoalHostApp final : public net::HostApp {
   static net::QueuePair queue_pair(std::uint32_t slot, goal::RankId peer, std::uint32_t tag, std::uint8_t nic) {
     return {((std::uint64_t{slot} + 1) << 8) | nic, (std::uint64_t{peer} << 32) | tag};
   }
+  // Timers: a cpu's op is done (the cookie is (slot << 32) | op), or a step of a scale-up
+  // message (see ScaleUpMessages), named in the top two bits.
+  enum class Timer : std::uint64_t { Cpu = 0, NoticeStart = 1, SendDone = 2, DataIn = 3 };
+  static std::uint64_t cookie(Timer t, std::uint32_t slot, goal::LocalOp op) {
+    return (static_cast<std::uint64_t>(t) << 62) | (std::uint64_t{slot} << 32) | op;
+  }
+  bool scale_up(std::uint32_t other_host) const {
+    const ScaleUpMessages& s = params_.scale_up;
+    return s.enabled() && other_host / s.hosts_per_server == host_ / s.hosts_per_server && other_host != host_;
+  }
+  void send_data(net::Host& host, std::uint32_t slot, goal::LocalOp op, std::uint32_t dst_host);
+  void scale_up_timer(net::Host& host, Timer t, std::uint32_t slot, goal::LocalOp op);
   void became_ready(std::uint32_t slot, goal::LocalOp op) { ready_.push_back({slot, op}); }
   void drain(net::Host& host);
   void run_ready(net::Host& host, std::uint32_t slot, goal::LocalOp op);
@@ -124,6 +136,8 @@ class GoalHostApp final : public net::HostApp {
   };
   std::vector<Ready> ready_;
   bool draining_ = false;
+  // When this host's scale-up port is next free to send and to receive message data.
+  std::int64_t scale_up_tx_free_ps_ = 0, scale_up_rx_free_ps_ = 0;
 };
 
 }  // namespace collsim::exec

@@ -39,6 +39,8 @@ constexpr LogGOPSParamInfo kExtensions[] = {
     {"ranks_per_node", "ranks", 0, "ranks per node for L_intra and G_intra_ps (0: off)", &LogGOPSParams::ranks_per_node},
     {"L_intra", "ns", 0, "latency between ranks of one node", &LogGOPSParams::L_intra},
     {"G_intra_ps", "ps/byte", 0, "per-byte gap between ranks of one node", &LogGOPSParams::G_intra_ps},
+    {"causal", "0/1", 0, "1: an op starts no earlier than the prerequisite that released it ends (0: LogGOPSim's rule)",
+     &LogGOPSParams::causal},
 };
 
 }  // namespace
@@ -47,13 +49,15 @@ void set_loggops_param(LogGOPSParams& params, std::string_view name, std::string
   const LogGOPSParamInfo* p = find_loggops_param(name);
   for (const LogGOPSParamInfo& e : kExtensions)
     if (e.name == name) p = &e;
-  if (p == nullptr) throw std::invalid_argument("unknown LogGOPS parameter '" + std::string(name) + "' (L, o, g, G, O, S; G_ps, ranks_per_node, L_intra, G_intra_ps)");
+  if (p == nullptr) throw std::invalid_argument("unknown LogGOPS parameter '" + std::string(name) + "' (L, o, g, G, O, S; G_ps, ranks_per_node, L_intra, G_intra_ps, causal)");
   std::uint64_t v = 0;
   const auto res = std::from_chars(value.data(), value.data() + value.size(), v);
   if (res.ec != std::errc() || res.ptr != value.data() + value.size() || v > kMaxLogGOPSParam)
     throw std::invalid_argument("LogGOPS parameter " + std::string(p->name) + " = '" + std::string(value) +
                                 "': expected a whole number of " + std::string(p->unit) + " in 0.." +
                                 std::to_string(kMaxLogGOPSParam));
+  if (p->member == &LogGOPSParams::causal && v > 1)
+    throw std::invalid_argument("LogGOPS parameter causal = '" + std::string(value) + "': expected 0 or 1");
   params.*(p->member) = v;
 }
 
@@ -63,6 +67,7 @@ void validate(const LogGOPSParams& params) {
       throw std::invalid_argument("LogGOPS parameter " + std::string(p.name) + " = " +
                                   std::to_string(params.*(p.member)) + " exceeds LogGOPSim's limit " +
                                   std::to_string(kMaxLogGOPSParam));
+  if (params.causal > 1) throw std::invalid_argument("LogGOPS parameter causal = " + std::to_string(params.causal) + ": expected 0 or 1");
 }
 
 std::string to_string(const LogGOPSParams& params) {

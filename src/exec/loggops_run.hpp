@@ -141,13 +141,14 @@ class Run {
   struct Ready {
     Run* run;
     RankId rank;
-    void operator()(LocalOp op) const { run->released_.push_back({rank, op}); }
+    void operator()(LocalOp op) const { run->released_.push_back({rank, op, run->release_at_}); }
   };
 
  private:
   struct Released {
     RankId rank;
     LocalOp op;
+    std::uint64_t at;  // when the prerequisite that released it started or finished
   };
 
   const OpInfo& op(RankId r, LocalOp i) const { return store_.op(r, i); }
@@ -172,8 +173,14 @@ class Run {
 
   void retry(const Event& e, std::uint64_t at) { events_.push({at, e.seq, e.rank, e.op}); }
 
-  void started(RankId r, LocalOp i, std::uint64_t t) { store_.start(r, i, t, Ready{this, r}); }
-  void finished(RankId r, LocalOp i, std::uint64_t t) { store_.finish(r, i, t, Ready{this, r}); }
+  void started(RankId r, LocalOp i, std::uint64_t t) {
+    release_at_ = t;
+    store_.start(r, i, t, Ready{this, r});
+  }
+  void finished(RankId r, LocalOp i, std::uint64_t t) {
+    release_at_ = t;
+    store_.finish(r, i, t, Ready{this, r});
+  }
 
   void run_calc(const Event& e) {
     const OpInfo& calc = op(e.rank, e.op);
@@ -277,7 +284,10 @@ class Run {
         std::sort(list + first, list + last, [&](const Released& a, const Released& b) {
           return kind(r, a.op) < kind(r, b.op);
         });
-      for (std::size_t k = first; k < last; ++k) events_.push({ready_time(r, list[k].op), seq_++, r, list[k].op});
+      for (std::size_t k = first; k < last; ++k) {
+        const std::uint64_t at = causal_ ? std::max(ready_time(r, list[k].op), list[k].at) : ready_time(r, list[k].op);
+        events_.push({at, seq_++, r, list[k].op});
+      }
       first = last;
     }
     released_.clear();
@@ -339,6 +349,8 @@ class Run {
   std::vector<std::uint64_t> free_at_;
   std::vector<MatchQueue<LocalOp, Message>> matchers_;
   std::vector<Released> released_;  // by the current event, in order of release
+  std::uint64_t release_at_ = 0;     // the time of the start or finish releasing ops now
+  const bool causal_ = p_.causal != 0;
   EventHeap events_;
   std::uint64_t seq_ = 0;
   LogGOPSResult result_;

@@ -19,9 +19,11 @@ namespace collsim::workload {
 namespace {
 
 // What `collsim workload` derives for a cluster of 8-GPU servers: NVLink inside (300 ns,
-// 4 ps/B), 100 Gb/s InfiniBand between (2 us, 80 ps/B), no host overheads.
+// 4 ps/B), 100 Gb/s InfiniBand between (2 us, 80 ps/B), no host overheads, and ops that wait
+// for the end of the compute they depend on.
 exec::LogGOPSParams cluster_params() {
   exec::LogGOPSParams p;
+  p.causal = 1;
   p.o = p.g = p.G = p.O = 0;
   p.L = 2000;
   p.G_ps = 80;

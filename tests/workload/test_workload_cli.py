@@ -117,6 +117,25 @@ class Workload(unittest.TestCase):
             if key not in VOLATILE:
                 self.assertEqual(streamed.get(key), whole.get(key), key)
 
+    def test_scale_up_as_messages_is_opt_in_and_close_to_packets(self):
+        # Activations of 1 MiB (sequence 1024 × hidden 512 × 2 bytes): TP chunks go by rendezvous,
+        # whose data inside a server --scale-up message turns into one delay per port.
+        path = self.write("mid.yaml", SMALL.replace("hidden: 256", "hidden: 512").replace("seq: 128", "seq: 1024"))
+        packet = self.report(path)
+        self.assertEqual(packet["scale_up"], "packet")
+        message = self.report(path, "--scale-up", "message")
+        self.assertEqual(message["scale_up"], "message")
+        self.assertTrue(message["complete"])
+        self.assertLess(abs(message["iteration_ps"] - packet["iteration_ps"]), 0.05 * packet["iteration_ps"])
+        self.assertLess(message["events"], packet["events"])
+        two = self.report(path, "--scale-up", "message", ranks=2)
+        for key in message:
+            if key not in VOLATILE:
+                self.assertEqual(message[key], two[key], key)
+        r = collsim("workload", path, "--scale-up", "flows")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("unknown model 'flows' (packet, message)", r.stderr)
+
     def test_writing_only_lowers(self):
         goal = os.path.join(self.dir.name, "only.goal")
         r = collsim("workload", self.small, "-o", goal)

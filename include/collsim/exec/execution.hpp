@@ -10,6 +10,29 @@
 
 namespace collsim::exec {
 
+// An explicit, opt-in approximation of the packet mode (`--scale-up message`): the data of
+// a rendezvous message between two hosts of one server (NVLink through the NVSwitch) does
+// not go as packets. Once cleared to send, the sender's scale-up port is busy for the data's
+// wire time (payload plus a header per MTU, at the port's rate), and one control-sized
+// notice goes through the fabric instead; the receiver takes the data in over its own port
+// after the notice arrives (wire time again, one message at a time, so an incast
+// serialises), and the sender's op finishes when the data would be acknowledged (wire time
+// plus a round trip). Requests, clear-to-sends, eager messages and everything between
+// servers stay packets. Why: the TP collectives of a large training step are ~10^11 NVLink
+// packets. What it misses: packets of several messages interleaving (messages go one after
+// another per port, same total), and the NVSwitch's own queues (the notices still cross it);
+// recorded flows (--hdf5) and link bytes show the notices, not the data.
+struct ScaleUpMessages {
+  std::uint32_t hosts_per_server = 0;  // 0: off; hosts h and k share a server if h / n == k / n
+  std::int64_t bits_per_s = 0;         // the port's rate (the path's bottleneck)
+  std::int64_t latency_ps = 0;         // host to host, one way
+  std::uint32_t mtu_bytes = 4096;      // the fabric's payload per packet ...
+  std::uint32_t header_bytes = 0;      // ... and header
+  bool enabled() const { return hosts_per_server > 0 && bits_per_s > 0; }
+  // Ps on the wire for `bytes` of payload, rounded up.
+  std::int64_t wire_ps(std::uint64_t bytes) const;
+};
+
 // Costs at the end hosts in packet mode (the network's own costs come from the fabric).
 // LogGOPS's o and O: a send or a matched receive of s bytes keeps its cpu busy for
 // o + (s-1)*O. Messages above the eager limit S go by rendezvous: a request of
@@ -20,6 +43,7 @@ struct PacketHostParams {
   double O_ns_per_byte = 0.0;
   std::uint64_t eager_limit_bytes = 65535;
   std::uint64_t control_bytes = 64;
+  ScaleUpMessages scale_up;
 };
 
 struct OpTime {

@@ -27,6 +27,12 @@ struct LogGOPSParams {
   std::uint64_t ranks_per_node = 0;  // 0: every pair of ranks uses L and G
   std::uint64_t L_intra = 0;         // ns, between ranks of one node
   std::uint64_t G_intra_ps = 0;      // ps per byte between ranks of one node (G and G_ps are not added)
+  // 1: an op starts no earlier than the prerequisite that released it finished (a calc's end
+  // for `requires`) or started (`irequires`). 0 is LogGOPSim's rule, under which an op on an
+  // idle cpu may start before its prerequisite ends (see loggops_simulator.hpp); right for
+  // replaying LogGOPSim, wrong for a training step whose gradient reductions must wait for
+  // the backward compute that produces the gradients.
+  std::uint64_t causal = 0;
 
   bool operator==(const LogGOPSParams&) const = default;
 };

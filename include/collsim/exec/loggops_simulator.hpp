@@ -22,6 +22,9 @@
 //     may be earlier than the event that made it ready (a dependent on another, idle cpu
 //     starts "in the past"); a calc finishes, as far as `requires` is concerned, when it
 //     starts. So `requires` and `irequires` on a calc or an eager send behave the same.
+//     LogGOPSParams::causal = 1 departs from this on purpose: an op is then queued no
+//     earlier than its releasing prerequisite finished (a calc: at its end) or started
+//     (irequires), which a training step needs (its DP stream's cpu is otherwise idle).
 //   - a rank's finish time is the latest time any of its cpus is busy until (NIC times
 //     do not count), which is what LogGOPSim prints.
 //   - sizes are unsigned: a 0-byte message charges (0-1)*G = -G, i.e. g - G on the NIC.
