@@ -11,17 +11,15 @@ htsim takes 36 s for this scenario on one core of this kind of machine; the targ
 
 import argparse
 import json
-import re
 import statistics
-import subprocess
+
+from timed_run import run_timed
 
 
 def run(collsim, topology, size):
-    cmd = ["/usr/bin/time", "-v", collsim, "flows", "--topology", topology, "--pattern", "permutation",
-           "--bytes", size, "--json"]
-    r = subprocess.run(cmd, check=True, capture_output=True, text=True)
-    rss_kb = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", r.stderr).group(1))
-    return json.loads(r.stdout), rss_kb * 1024
+    stdout, _, rss = run_timed([collsim, "flows", "--topology", topology, "--pattern", "permutation",
+                                "--bytes", size, "--json"])
+    return json.loads(stdout), rss
 
 
 def main():

@@ -19,8 +19,9 @@ import argparse
 import json
 import os
 import re
-import subprocess
 import tempfile
+
+from timed_run import run_timed
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PRESET = os.path.join(HERE, "..", "workload", "presets", "gpt3_175b.yaml")
@@ -40,16 +41,8 @@ def preset_with(micro_batches, folder):
 
 
 def run(collsim, workload, extra, timeout):
-    cmd = ["/usr/bin/time", "-v", collsim, "workload", workload, "--network", "loggops", "--json"] + extra
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    if r.returncode != 0:
-        raise SystemExit(f"{' '.join(cmd)} failed ({r.returncode}):\n{r.stderr[-2000:]}")
-    rss_kb = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", r.stderr).group(1))
-    wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): ([\d:.]+)", r.stderr).group(1)
-    seconds = 0.0
-    for part in wall.split(":"):
-        seconds = seconds * 60 + float(part)
-    return json.loads(r.stdout), seconds, rss_kb / 1024 / 1024
+    stdout, seconds, rss = run_timed([collsim, "workload", workload, "--network", "loggops", "--json"] + extra, timeout)
+    return json.loads(stdout), seconds, rss / 1024 / 1024 / 1024
 
 
 def show(title, out, wall, rss_gb):

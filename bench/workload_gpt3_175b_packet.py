@@ -23,8 +23,9 @@ import argparse
 import json
 import os
 import re
-import subprocess
 import tempfile
+
+from timed_run import run_timed
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PRESET = os.path.join(HERE, "..", "workload", "presets", "gpt3_175b.yaml")
@@ -51,18 +52,10 @@ def variant(folder, micro_batches, layers, dp, schedule):
 
 
 def run(collsim, workload, scale_up, timeout):
-    cmd = ["/usr/bin/time", "-v", collsim, "workload", workload, "--run", "--network", "packet",
-           "--scale-up", scale_up, "--json", "--quiet"]
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    if r.returncode != 0:
-        raise SystemExit(f"{' '.join(cmd)} failed ({r.returncode}):\n{r.stderr[-2000:]}")
-    rss_kb = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", r.stderr).group(1))
-    wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): ([\d:.]+)", r.stderr).group(1)
-    seconds = 0.0
-    for part in wall.split(":"):
-        seconds = seconds * 60 + float(part)
-    out = json.loads(r.stdout)
-    return {"events": out["events"], "wall": seconds, "sim_wall": out["wall_s"], "rss_gb": rss_kb / 1e6,
+    stdout, seconds, rss = run_timed([collsim, "workload", workload, "--run", "--network", "packet",
+                                      "--scale-up", scale_up, "--json", "--quiet"], timeout)
+    out = json.loads(stdout)
+    return {"events": out["events"], "wall": seconds, "sim_wall": out["wall_s"], "rss_gb": rss / 1024 / 1e6,
             "hops": out["packets_forwarded"], "ops": out["ops_total"], "iteration_ms": out["iteration_ps"] / 1e9,
             "exposed_ms": {k: v / 1e9 for k, v in out["exposed_comm_ps"].items()}, "complete": out["complete"]}
 
