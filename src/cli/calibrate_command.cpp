@@ -101,7 +101,7 @@ void run_calibrate(const CalibrateOptions& o) {
       for (const RunValidation& v : pass.runs) {
         if (!v.preset_check.consistent) continue;  // misconfigured runs are not fitted
         for (const auto& s : v.sizes) {
-          switch (informs(v, s, p.host_issue_us >= 0 ? p.host_issue_us : validation::kHostIssueUsPerGpu)) {
+          switch (informs(v, s, validation::host_issue_us_per_gpu(p.host_issue_us))) {
             case Informs::NvlsEfficiency: ratio[0].push_back(s.simulated_us / s.measured_us); break;
             case Informs::GpuLinkEfficiency: ratio[1].push_back(s.simulated_us / s.measured_us); break;
             case Informs::NicEfficiency: ratio[2].push_back(s.simulated_us / s.measured_us); break;

@@ -308,8 +308,7 @@ RunValidation validate_run(const validation::TestRun& log_run, std::size_t run_i
     return result;
   };
   const std::uint64_t cap = largest_simulated_size(setup, request);
-  const double host_issue_us =
-      request.parameters.host_issue_us >= 0 ? request.parameters.host_issue_us : validation::kHostIssueUsPerGpu;
+  const double host_issue_us = validation::host_issue_us_per_gpu(request.parameters.host_issue_us);
   // Progress counts rows of the log, compared or skipped.
   struct RowDone {
     RunWatch* watch;

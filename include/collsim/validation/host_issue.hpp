@@ -15,6 +15,8 @@ namespace collsim::validation {
 // µs. Fitted by hand on the flat small-size floor of training log 22 (one thread, -g 4,
 // 17.0 us from 4 B to 32 KiB, where NCCL's ring LL takes ~10 us): 17.0 / 4 = 4.25.
 constexpr double kHostIssueUsPerGpu = 4.25;
+// A calibration's host_issue_us, or the fitted default where it says -1.
+constexpr double host_issue_us_per_gpu(double configured) { return configured >= 0 ? configured : kHostIssueUsPerGpu; }
 
 // The time nccl-tests reports for one iteration whose collective takes `collective_us` on the
 // GPUs, when one thread drives `gpus_per_thread` GPUs (0 or 1: enqueueing is hidden).
