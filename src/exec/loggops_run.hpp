@@ -23,6 +23,7 @@
 #include "collsim/exec/loggops_simulator.hpp"
 #include "collsim/exec/match_queue.hpp"
 #include "collsim/pdes/four_ary_heap.hpp"
+#include "op_info.hpp"
 
 namespace collsim::exec::loggops {
 
@@ -76,20 +77,6 @@ struct Message {
   std::uint64_t arrival;
   std::uint64_t size;
 };
-
-// The fields of an op that every event reads, in one 16-byte record instead of five
-// columns: at scale the run is bound by cache misses, and this saves four per op touched
-// (for 16 bytes per op of memory during the run). `label` fills the padding: a streamed
-// run's store keeps the producer's label there.
-struct OpInfo {
-  std::uint64_t size;
-  std::uint32_t peer;
-  OpKind kind;
-  std::uint8_t cpu;
-  std::uint8_t nic;
-  std::uint8_t label;
-};
-static_assert(sizeof(OpInfo) == 16);
 
 // (size - 1) * per_byte in LogGOPSim's unsigned 64-bit arithmetic: for a 0-byte message it
 // wraps to -per_byte, and LogGOPSim charges that as is (g - G on the NIC, for instance).

@@ -12,7 +12,6 @@ namespace {
 using goal::LocalOp;
 using goal::OpKind;
 using goal::RankId;
-using loggops::OpInfo;
 
 // The whole schedule in memory: its ops copied into 16-byte records (see OpInfo) and one
 // DependencyTracker per rank.

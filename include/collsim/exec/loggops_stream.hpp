@@ -18,17 +18,11 @@
 
 #include "collsim/exec/loggops_params.hpp"
 #include "collsim/exec/loggops_simulator.hpp"
+#include "collsim/exec/stream_order_error.hpp"
 #include "collsim/goal/schedule_stream.hpp"
 #include "collsim/pdes/run_monitor.hpp"
 
 namespace collsim::exec {
-
-// A stream broke its promise: an op of a rank's later piece had nothing left to wait for
-// when the piece arrived, so it could not start when it would have in the whole schedule.
-class StreamOrderError : public std::logic_error {
- public:
-  using std::logic_error::logic_error;
-};
 
 struct LogGOPSStreamOptions {
   std::size_t max_reported_blocked = std::numeric_limits<std::size_t>::max();
