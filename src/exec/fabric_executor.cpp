@@ -7,6 +7,8 @@
 
 #include "collsim/log/log.hpp"
 #include "goal_host_app.hpp"
+#include "op_windows.hpp"
+#include "stream_host_app.hpp"
 
 namespace collsim::exec {
 namespace {
@@ -56,62 +58,21 @@ std::vector<MessageFlow> gather_flows(pdes::Transport& transport, net::Fabric& f
   return flows;
 }
 
-}  // namespace
-
-FabricRun run_on_fabric(const topo::Topology& topology, const net::FabricParams& fabric_params,
-                        pdes::Transport& transport, const net::FabricOptions& options, const goal::Schedule& schedule,
-                        const Placement& placement, const PacketHostParams& host_params,
-                        const FabricRunOptions& run_options) {
-  if (placement.host_of.size() != schedule.num_ranks())
-    throw std::invalid_argument("the placement has " + std::to_string(placement.host_of.size()) +
-                                " ranks but the schedule " + std::to_string(schedule.num_ranks()));
-  if (placement.ranks_on.size() != topology.num_hosts())
-    throw std::invalid_argument("the placement is for " + std::to_string(placement.ranks_on.size()) +
-                                " hosts but the topology has " + std::to_string(topology.num_hosts()));
-  spdlog::logger& log = logging::logger("exec");
-  log.debug("executing {} op(s) of {} rank(s) on '{}' over {} simulator rank(s)", schedule.num_ops(),
-            schedule.num_ranks(), topology.name(), transport.size());
-  net::Fabric fabric(topology, fabric_params, transport, options, [&](net::HostIndex h) {
-    return std::make_unique<GoalHostApp>(schedule, placement, host_params, h, run_options.record_op_times,
-                                         run_options.record_flows);
-  });
-  if (options.monitor)
-    options.monitor->set_work_counter([&fabric] {
-      std::uint64_t n = 0;
-      for (net::Host* host : fabric.local_hosts()) n += static_cast<const GoalHostApp&>(host->app()).ops_done();
-      return n;
-    });
-  FabricRun run;
-  run.stats = fabric.run();
-  run.totals = fabric.totals();
-  run.link_samples = fabric.link_samples();
-  run.link_bytes = fabric.link_bytes();
-  // The counter reads this fabric's hosts, which end here.
-  if (options.monitor) options.monitor->set_work_counter({});
-
-  std::vector<RankSummary> summaries;
-  std::vector<std::string> blocked, unmatched;
-  std::vector<OpTime> times;
-  for (net::Host* host : fabric.local_hosts()) {
-    const auto& app = static_cast<const GoalHostApp&>(host->app());
-    app.summarise(summaries);
-    app.report_leftovers(blocked, unmatched);
-    app.append_op_times(times);
-  }
+// What every rank's hosts report, gathered into the run's result on rank 0 (elsewhere, only
+// the counters every rank knows).
+void collect_results(pdes::Transport& transport, FabricRun& run, std::uint64_t ops_total, std::uint32_t num_ranks,
+                     std::vector<RankSummary>& summaries, std::vector<std::string>& blocked,
+                     std::vector<std::string>& unmatched) {
   summaries = pdes::gather_values(transport, summaries);
   blocked = gather_lines(transport, blocked);
   unmatched = gather_lines(transport, unmatched);
-  if (run_options.record_op_times) times = pdes::gather_values(transport, times);
-  std::vector<MessageFlow> flows;
-  if (run_options.record_flows) flows = gather_flows(transport, fabric);
-
   RunResult& r = run.result;
   r.events = run.stats.events;
   r.wall_s = run.stats.wall_s;
   r.events_per_s = run.stats.events_per_s;
-  r.ops_total = schedule.num_ops();
-  if (transport.rank() != 0) return run;
-  r.rank_finish_ps.assign(schedule.num_ranks(), 0);
+  r.ops_total = ops_total;
+  if (transport.rank() != 0) return;
+  r.rank_finish_ps.assign(num_ranks, 0);
   for (const RankSummary& s : summaries) {
     r.rank_finish_ps[s.rank] = s.finish_ps;
     r.makespan_ps = std::max(r.makespan_ps, s.finish_ps);
@@ -123,15 +84,109 @@ FabricRun run_on_fabric(const topo::Topology& topology, const net::FabricParams&
   r.blocked = std::move(blocked);
   r.unmatched = std::move(unmatched);
   if (!r.unmatched.empty() || !r.blocked.empty()) r.complete = false;
-  if (run_options.record_op_times) {
-    std::sort(times.begin(), times.end(),
-              [](const OpTime& a, const OpTime& b) { return a.rank != b.rank ? a.rank < b.rank : a.op < b.op; });
-    r.op_times = std::move(times);
-  }
-  r.flows = std::move(flows);
-  log.debug("executed: {} of {} op(s) complete, makespan {} ps, {} events in {:.3f} s", r.ops_completed, r.ops_total,
-            r.makespan_ps, r.events, r.wall_s);
+  logging::logger("exec").debug("executed: {} of {} op(s) complete, makespan {} ps, {} events in {:.3f} s",
+                                r.ops_completed, r.ops_total, r.makespan_ps, r.events, r.wall_s);
+}
+
+// Runs the fabric with an App on every host; `after(fabric, run)` reads the hosts before the
+// fabric ends.
+template <typename App, typename MakeApp, typename After>
+FabricRun run_apps(const topo::Topology& topology, const net::FabricParams& fabric_params, pdes::Transport& transport,
+                   const net::FabricOptions& options, const Placement& placement, std::uint32_t num_ranks,
+                   MakeApp make_app, After after) {
+  if (placement.host_of.size() != num_ranks)
+    throw std::invalid_argument("the placement has " + std::to_string(placement.host_of.size()) +
+                                " ranks but the schedule " + std::to_string(num_ranks));
+  if (placement.ranks_on.size() != topology.num_hosts())
+    throw std::invalid_argument("the placement is for " + std::to_string(placement.ranks_on.size()) +
+                                " hosts but the topology has " + std::to_string(topology.num_hosts()));
+  net::Fabric fabric(topology, fabric_params, transport, options, make_app);
+  if (options.monitor)
+    options.monitor->set_work_counter([&fabric] {
+      std::uint64_t n = 0;
+      for (net::Host* host : fabric.local_hosts()) n += static_cast<const App&>(host->app()).ops_done();
+      return n;
+    });
+  FabricRun run;
+  run.stats = fabric.run();
+  run.totals = fabric.totals();
+  run.link_samples = fabric.link_samples();
+  run.link_bytes = fabric.link_bytes();
+  // The counter reads this fabric's hosts, which end here.
+  if (options.monitor) options.monitor->set_work_counter({});
+  after(fabric, run);
   return run;
+}
+
+}  // namespace
+
+FabricRun run_on_fabric(const topo::Topology& topology, const net::FabricParams& fabric_params,
+                        pdes::Transport& transport, const net::FabricOptions& options, const goal::Schedule& schedule,
+                        const Placement& placement, const PacketHostParams& host_params,
+                        const FabricRunOptions& run_options) {
+  logging::logger("exec").debug("executing {} op(s) of {} rank(s) on '{}' over {} simulator rank(s)",
+                                schedule.num_ops(), schedule.num_ranks(), topology.name(), transport.size());
+  auto make_app = [&](net::HostIndex h) {
+    return std::make_unique<GoalHostApp>(schedule, placement, host_params, h, run_options.record_op_times,
+                                         run_options.record_flows);
+  };
+  return run_apps<GoalHostApp>(
+      topology, fabric_params, transport, options, placement, schedule.num_ranks(), make_app,
+      [&](net::Fabric& fabric, FabricRun& run) {
+        std::vector<RankSummary> summaries;
+        std::vector<std::string> blocked, unmatched;
+        std::vector<OpTime> times;
+        for (net::Host* host : fabric.local_hosts()) {
+          const auto& app = static_cast<const GoalHostApp&>(host->app());
+          app.summarise(summaries);
+          app.report_leftovers(blocked, unmatched);
+          app.append_op_times(times);
+        }
+        if (run_options.record_op_times) times = pdes::gather_values(transport, times);
+        std::vector<MessageFlow> flows;
+        if (run_options.record_flows) flows = gather_flows(transport, fabric);
+        collect_results(transport, run, schedule.num_ops(), schedule.num_ranks(), summaries, blocked, unmatched);
+        if (transport.rank() != 0) return;
+        RunResult& r = run.result;
+        if (run_options.record_op_times) {
+          std::sort(times.begin(), times.end(), [](const OpTime& a, const OpTime& b) {
+            return a.rank != b.rank ? a.rank < b.rank : a.op < b.op;
+          });
+          r.op_times = std::move(times);
+        }
+        r.flows = std::move(flows);
+      });
+}
+
+FabricRun run_stream_on_fabric(const topo::Topology& topology, const net::FabricParams& fabric_params,
+                               pdes::Transport& transport, const net::FabricOptions& options,
+                               goal::ScheduleStream& stream, const Placement& placement,
+                               const PacketHostParams& host_params, OpFinished on_finished) {
+  logging::logger("exec").debug("executing a stream of {} rank(s) on '{}' over {} simulator rank(s)",
+                                stream.num_ranks(), topology.name(), transport.size());
+  OpWindows windows(stream, std::move(on_finished), /*hold_sends=*/false);
+  auto make_app = [&](net::HostIndex h) {
+    return std::make_unique<StreamHostApp>(windows, placement, host_params, h);
+  };
+  return run_apps<StreamHostApp>(
+      topology, fabric_params, transport, options, placement, stream.num_ranks(), make_app,
+      [&](net::Fabric& fabric, FabricRun& run) {
+        std::vector<RankSummary> summaries;
+        std::vector<std::string> blocked, unmatched;
+        for (net::Host* host : fabric.local_hosts()) {
+          auto& app = static_cast<StreamHostApp&>(host->app());
+          app.summarise(summaries);
+          app.report_leftovers(blocked, unmatched);
+        }
+        std::uint64_t ops_total = 0, peak_live = 0;
+        const auto counts = pdes::gather_values(transport, std::vector<std::uint64_t>{windows.ops_total(), windows.peak_live()});
+        for (std::size_t k = 0; k + 1 < counts.size(); k += 2) {
+          ops_total += counts[k];
+          peak_live += counts[k + 1];
+        }
+        collect_results(transport, run, ops_total, stream.num_ranks(), summaries, blocked, unmatched);
+        run.result.peak_live_ops = peak_live;
+      });
 }
 
 }  // namespace collsim::exec

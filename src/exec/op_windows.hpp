@@ -117,6 +117,8 @@ class OpWindows {
     for (goal::LocalOp i = w.base; i < w.end; ++i)
       if (w.at(i).state != OpState::Finished) f(i, w.at(i));
   }
+  // Rank r's stream has ended and every op it handed over has left the window.
+  bool drained(goal::RankId r) const { return windows_[r].exhausted && windows_[r].base == windows_[r].end; }
   // Asks for what the stream still has for rank r, without keeping it: the number of ops
   // that never reached the window (counted in ops_total()).
   std::uint64_t skip_rest(goal::RankId r);

@@ -68,6 +68,7 @@ struct RunResult {
   std::int64_t makespan_ps = 0;
   std::vector<std::int64_t> rank_finish_ps;  // per rank: when its last op finished
   std::uint64_t ops_total = 0;
+  std::uint64_t peak_live_ops = 0;    // streamed runs: most ops held at once, summed over simulator ranks
   std::uint64_t ops_completed = 0;
   std::uint64_t messages = 0;         // sends completed
   std::uint64_t bytes = 0;            // bytes of the completed sends

@@ -5,7 +5,11 @@
 
 #include "collsim/exec/execution.hpp"
 #include "collsim/exec/placement.hpp"
+#include <functional>
+
+#include "collsim/exec/stream_order_error.hpp"
 #include "collsim/goal/schedule.hpp"
+#include "collsim/goal/schedule_stream.hpp"
 #include "collsim/net/fabric.hpp"
 
 namespace collsim::exec {
@@ -28,5 +32,21 @@ struct FabricRun {
 FabricRun run_on_fabric(const topo::Topology& topology, const net::FabricParams& fabric, pdes::Transport& transport,
                         const net::FabricOptions& options, const goal::Schedule& schedule, const Placement& placement,
                         const PacketHostParams& host, const FabricRunOptions& run_options = {});
+
+// A callback that hears each op of a streamed run as it finishes: its rank, its piece's
+// label, and when it started and ended (ps).
+using StreamOpFinished =
+    std::function<void(goal::RankId rank, std::uint8_t label, std::uint64_t start_ps, std::uint64_t end_ps)>;
+
+// The same run on a schedule that arrives in pieces (goal::ScheduleStream): every simulator
+// rank asks the stream for the pieces of its own hosts' ranks only, as they near the end of
+// what they hold, and forgets ops once done; same results as run_on_fabric() on the whole
+// schedule. No op times or flows are kept (`on_finished` hears the ops); at most
+// StreamHostApp::kMaxRanksPerHost (128) ranks per host. Throws StreamOrderError when the
+// stream breaks its promise, std::invalid_argument as run_on_fabric().
+FabricRun run_stream_on_fabric(const topo::Topology& topology, const net::FabricParams& fabric,
+                               pdes::Transport& transport, const net::FabricOptions& options,
+                               goal::ScheduleStream& stream, const Placement& placement, const PacketHostParams& host,
+                               StreamOpFinished on_finished = {});
 
 }  // namespace collsim::exec
