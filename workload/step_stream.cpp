@@ -50,6 +50,7 @@ StepStream::StepStream(const WorkloadSpec& w, const LoweringOptions& options) {
   const std::uint32_t world = shared_->layout.world();
   lowering::start_totals(shared_->w, shared_->costs, world, totals_);
   ranks_.reserve(world);
+  started_.assign(world, 0);
   for (goal::RankId r = 0; r < world; ++r) ranks_.push_back(std::make_unique<Rank>(*shared_, r, totals_));
 }
 
@@ -60,6 +61,7 @@ std::uint32_t StepStream::num_ranks() const { return static_cast<std::uint32_t>(
 bool StepStream::next_piece(goal::RankId r, goal::SchedulePiece& piece) {
   if (r >= ranks_.size()) throw std::out_of_range("StepStream: no rank " + std::to_string(r));
   Rank& rank = *ranks_[r];
+  started_[r] = 1;
   rank.sink.fill(&piece);
   const bool more = rank.program.emit_next();
   rank.sink.fill(nullptr);
@@ -70,6 +72,15 @@ bool StepStream::next_piece(goal::RankId r, goal::SchedulePiece& piece) {
 void StepStream::finish() {
   goal::SchedulePiece scratch;
   for (goal::RankId r = 0; r < num_ranks(); ++r) {
+    do scratch.clear();
+    while (next_piece(r, scratch));
+  }
+}
+
+void StepStream::finish_started() {
+  goal::SchedulePiece scratch;
+  for (goal::RankId r = 0; r < num_ranks(); ++r) {
+    if (!started_[r]) continue;
     do scratch.clear();
     while (next_piece(r, scratch));
   }

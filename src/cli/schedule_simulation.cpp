@@ -268,6 +268,20 @@ std::optional<exec::FabricRun> simulate_schedule(const SimulationCliOptions& o, 
   return run;
 }
 
+std::optional<exec::FabricRun> simulate_packet_stream(const SimulationCliOptions& o, const topo::Topology& topology,
+                                                      goal::ScheduleStream& stream, ParallelContext& parallel,
+                                                      RunWatch* watch, exec::StreamOpFinished on_finished) {
+  const exec::Placement placement = place(o, stream.num_ranks(), topology.num_hosts());
+  net::FabricOptions fabric_options = o.fabric.options();
+  fabric_options.monitor = watch;
+  exec::PacketHostParams host = host_params(o);
+  if (o.scale_up == "message") host.scale_up = scale_up_messages(topology, o.fabric.params());
+  exec::FabricRun run = exec::run_stream_on_fabric(topology, o.fabric.params(), parallel.transport(), fabric_options,
+                                                   stream, placement, host, std::move(on_finished));
+  if (!parallel.is_root()) return std::nullopt;
+  return run;
+}
+
 void write_run_files(const SimulationCliOptions& o, const topo::Topology& topology, const goal::Schedule& schedule,
                      const exec::FabricRun& run, const nlohmann::json& summary,
                      const ScheduleAnnotations& annotations) {

@@ -66,6 +66,14 @@ std::optional<exec::FabricRun> simulate_stream(const SimulationCliOptions& o, go
                                                ParallelContext& parallel, RunWatch* watch,
                                                exec::LogGOPSStreamOptions options);
 
+// The packet mode on a schedule that arrives in pieces, on every rank of `parallel`, each
+// asking the stream for its own hosts' ranks only (exec::run_stream_on_fabric): the run on the
+// root rank, nothing elsewhere. No op times: `on_finished` hears them, on the rank that ran
+// the op.
+std::optional<exec::FabricRun> simulate_packet_stream(const SimulationCliOptions& o, const topo::Topology& topology,
+                                                      goal::ScheduleStream& stream, ParallelContext& parallel,
+                                                      RunWatch* watch, exec::StreamOpFinished on_finished);
+
 // The summary keys every simulating command reports; commands add their own.
 nlohmann::json run_summary_json(const SimulationCliOptions& o, const topo::Topology& t, const goal::Schedule& schedule,
                                 const std::string& description, const exec::FabricRun& run);

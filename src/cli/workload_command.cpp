@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <iomanip>
 #include <iostream>
@@ -15,8 +16,10 @@
 #include "collsim/goal/schedule_builder.hpp"
 #include "collsim/goal/schedule_file.hpp"
 #include "collsim/log/log.hpp"
+#include "collsim/pdes/transport.hpp"
 #include "collsim/topo/loader.hpp"
 #include "collsim/workload/parallel_layout.hpp"
+#include "collsim/workload/role_timeline.hpp"
 #include "collsim/workload/step_lowering.hpp"
 #include "collsim/workload/step_report.hpp"
 #include "collsim/workload/step_stream.hpp"
@@ -133,11 +136,46 @@ goal::Schedule ranks_only(std::uint32_t ranks) {
   return builder.finish();
 }
 
-// LogGOPS mode without -o, --ops or --hdf5: nothing needs the whole schedule, so each rank's
-// program is lowered as the run reaches it and forgotten once done, and the report is built
-// from each rank's busy time by role. Same numbers as lowering first, in a fraction of the
-// memory (what the ops in flight need). Whether the run completed; nothing when the stream
-// cannot be run exactly (exec::StreamOrderError): then the caller lowers the whole step.
+// What a simulator rank knows of the ranks it ran: their busy intervals by role and their
+// totals, gathered on the root rank of a parallel packet run.
+struct RoleInterval {
+  goal::RankId rank;
+  std::uint32_t role;
+  std::int64_t start_ps, end_ps;
+};
+struct RankTotals {
+  goal::RankId rank;
+  std::uint64_t compute_ns;
+  std::array<std::uint64_t, workload::kDimensions> bytes_sent;
+};
+
+void gather_ranks(pdes::Transport& transport, workload::StepStream& stream, workload::RoleTimelines& timelines) {
+  std::vector<RoleInterval> intervals;
+  std::vector<RankTotals> totals;
+  const workload::StepTotals& mine = stream.totals();
+  for (goal::RankId r = 0; r < stream.num_ranks(); ++r) {
+    if (!stream.started(r)) continue;
+    totals.push_back({r, mine.compute_ns[r], mine.bytes_sent[r]});
+    for (std::uint32_t role = 0; role <= workload::kDimensions; ++role)
+      for (const workload::BusyInterval& b : timelines.busy(r, static_cast<workload::OpRole>(role)))
+        intervals.push_back({r, role, b.start, b.end});
+  }
+  intervals = pdes::gather_values(transport, intervals);
+  totals = pdes::gather_values(transport, totals);
+  if (transport.rank() != 0) return;
+  workload::RoleTimelines all(stream.num_ranks());
+  for (const RoleInterval& i : intervals) all.add(i.rank, static_cast<workload::OpRole>(i.role), i.start_ps, i.end_ps);
+  timelines = std::move(all);
+  for (const RankTotals& t : totals) stream.set_rank_totals(t.rank, t.compute_ns, t.bytes_sent);
+}
+
+// Without -o, --ops or --hdf5 nothing needs the whole schedule, so each rank's program is
+// lowered as the run reaches it and forgotten once done, and the report is built from each
+// rank's busy time by role. Same numbers as lowering first, in a fraction of the memory (what
+// the ops in flight need). In loggops mode the root rank runs it all; in packet mode every
+// simulator rank lowers its own hosts' ranks. Whether the run completed; nothing when the
+// stream cannot be run exactly (exec::StreamOrderError, loggops mode): then the caller
+// lowers the whole step.
 std::optional<bool> run_streamed(WorkloadOptions& o, const workload::WorkloadSpec& w, const std::string& file,
                                  const topo::Topology& t, const workload::LoweringOptions& lowering,
                                  ParallelContext& parallel) {
@@ -147,38 +185,52 @@ std::optional<bool> run_streamed(WorkloadOptions& o, const workload::WorkloadSpe
   } catch (const std::invalid_argument& e) {
     throw InputError::in_file(file, e.what());
   }
+  const bool packet = o.sim.network == "packet";
   const std::string description = describe(w, stream->totals());
   if (parallel.is_root() && !o.sim.json) std::cout << "workload      " << description << "\n" << std::flush;
-  const auto watch = std::make_unique<RunWatch>(o.sim.observe, parallel.is_root(), parallel.transport().size(), nullptr,
-                                                "ops", 0);
+  const auto watch = std::make_unique<RunWatch>(o.sim.observe, parallel.is_root(), parallel.transport().size(),
+                                                packet ? &t : nullptr, "ops", 0);
   workload::RoleTimelines timelines(stream->num_ranks());
-  exec::LogGOPSStreamOptions options;
-  options.on_finished = [&timelines](goal::RankId rank, std::uint8_t role, std::uint64_t start_ns, std::uint64_t end_ns) {
-    timelines.add(rank, static_cast<workload::OpRole>(role), static_cast<std::int64_t>(start_ns) * 1000,
-                  static_cast<std::int64_t>(end_ns) * 1000);
+  // LogGOPS times are in ns, the packet mode's in ps.
+  const std::int64_t to_ps = packet ? 1 : 1000;
+  auto hear = [&timelines, to_ps](goal::RankId rank, std::uint8_t role, std::uint64_t start, std::uint64_t end) {
+    timelines.add(rank, static_cast<workload::OpRole>(role), static_cast<std::int64_t>(start) * to_ps,
+                  static_cast<std::int64_t>(end) * to_ps);
   };
   std::optional<exec::FabricRun> run;
   try {
-    run = simulate_stream(o.sim, *stream, parallel, watch.get(), options);
+    if (packet) {
+      run = simulate_packet_stream(o.sim, t, *stream, parallel, watch.get(), hear);
+    } else {
+      exec::LogGOPSStreamOptions options;
+      options.on_finished = hear;
+      run = simulate_stream(o.sim, *stream, parallel, watch.get(), options);
+    }
   } catch (const exec::StreamOrderError& e) {
+    if (packet) throw;  // the other simulator ranks are mid-run: nothing to fall back on
     logging::logger("cli").warn("{}; lowering the whole step instead", e.what());
     return std::nullopt;
   } catch (const std::invalid_argument& e) {
     throw InputError::in_file(file, e.what());  // the lowering meets a collective it cannot plan
   }
+  if (packet) {
+    stream->finish_started();  // totals of what a run that stopped early never reached
+    gather_ranks(parallel.transport(), *stream, timelines);
+  }
   if (!run) return true;
-  stream->finish();  // totals of what a run that stopped early never reached
+  if (!packet) stream->finish();
   logging::logger("workload").debug("streamed step: {} busy interval(s) kept for the report", timelines.num_intervals());
   const goal::Schedule shape = ranks_only(stream->num_ranks());
   const workload::StepReport report = workload::analyse_step(w, stream->totals(), timelines, run->result.rank_finish_ps);
   nlohmann::json j = run_summary_json(o.sim, t, shape, description, *run);
   j.update(report_json(w, stream->totals(), report));
+  j["peak_live_ops"] = run->result.peak_live_ops;
   write_run_files(o.sim, t, shape, *run, j);
   if (o.sim.json) {
     std::cout << j.dump(2) << std::endl;
   } else {
     std::cout << "lowered       " << run->result.ops_total << " ops on " << stream->num_ranks()
-              << " ranks on the fly, while simulating\n";
+              << " ranks on the fly, while simulating (at most " << run->result.peak_live_ops << " ops held at once)\n";
     print_run_human(o.sim, t, shape, description, *run);
     print_report(w, report);
   }
@@ -220,7 +272,7 @@ void run_workload_command(WorkloadOptions& o) {
       lowering.gpus_per_node = w.parallel.tp;
     }
     const bool needs_whole_step = o.whole_step || !o.output.empty() || !o.sim.ops.empty() || !o.sim.observe.hdf5.empty();
-    if (simulate && o.sim.network == "loggops" && !needs_whole_step) {
+    if (simulate && !needs_whole_step) {
       if (const std::optional<bool> streamed = run_streamed(o, w, file, t, lowering, parallel)) {
         complete = *streamed;
         return;
@@ -288,8 +340,8 @@ void add_workload_command(CLI::App& app) {
   cmd->add_option("-o,--output", o->output, "Write the step's GOAL schedule here (.goal text, .bin, .goalb)");
   cmd->add_flag("--run", o->run, "Simulate the step (the default unless -o is given)");
   cmd->add_flag("--whole-step", o->whole_step,
-                "Lower the whole step before simulating it (loggops mode otherwise lowers it on the fly when "
-                "nothing needs the whole schedule: no -o, --ops or --hdf5)");
+                "Lower the whole step before simulating it (otherwise each rank's part is lowered on the fly, "
+                "as the run reaches it, when nothing needs the whole schedule: no -o, --ops or --hdf5)");
   o->sim.add_to(*cmd);
   o->network_option = cmd->get_option("--network");
   cmd->callback([o] { run_workload_command(*o); });

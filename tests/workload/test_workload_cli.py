@@ -12,7 +12,8 @@ COLLSIM = os.environ["COLLSIM"]
 MPIEXEC = os.environ.get("MPIEXEC", "mpirun")
 ROOT = os.environ["COLLSIM_SOURCE_DIR"]
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-VOLATILE = {"wall_s", "events_per_s", "sim_ranks", "windows", "sync_fraction"}
+# peak_live_ops: a streamed run's, summed over the simulator ranks (a whole step has none).
+VOLATILE = {"wall_s", "events_per_s", "sim_ranks", "windows", "sync_fraction", "peak_live_ops"}
 DIMS = ["tp", "pp", "dp", "ep"]
 
 # 16 GPUs on two DGX H100 servers: TP inside a server, PP and DP across.
@@ -116,6 +117,19 @@ class Workload(unittest.TestCase):
         for key in sorted(set(streamed) | set(whole)):
             if key not in VOLATILE:
                 self.assertEqual(streamed.get(key), whole.get(key), key)
+
+    def test_packet_mode_streams_the_step_on_any_number_of_ranks(self):
+        # Lowered on the fly, each simulator rank lowering only its own hosts' GPUs, with the
+        # report of the whole step lowered first (whose op times give the critical rank's split).
+        whole = self.report(self.small, "--whole-step")
+        self.assertNotIn("peak_live_ops", whole)
+        for ranks in (0, 3):
+            streamed = self.report(self.small, ranks=ranks)
+            self.assertTrue(streamed["complete"])
+            self.assertLess(streamed["peak_live_ops"], streamed["ops_total"])
+            for key in sorted(set(streamed) | set(whole)):
+                if key not in VOLATILE:
+                    self.assertEqual(streamed.get(key), whole.get(key), f"{key} on {ranks} rank(s)")
 
     def test_scale_up_as_messages_is_opt_in_and_close_to_packets(self):
         # Activations of 1 MiB (sequence 1024 × hidden 512 × 2 bytes): TP chunks go by rendezvous,

@@ -28,6 +28,15 @@ class StepStream final : public goal::ScheduleStream {
   // Runs what is left of every rank's program without keeping it, so that the totals are
   // complete even when a run stopped early.
   void finish();
+  // The same for the ranks asked for at least once only: a simulator rank of a parallel run
+  // asks for its own hosts' ranks, and completes their totals (see started()).
+  void finish_started();
+  bool started(goal::RankId r) const { return started_[r] != 0; }
+  // A rank's totals as another simulator rank counted them.
+  void set_rank_totals(goal::RankId r, std::uint64_t compute_ns, const std::array<std::uint64_t, kDimensions>& bytes) {
+    totals_.compute_ns[r] = compute_ns;
+    totals_.bytes_sent[r] = bytes;
+  }
   std::uint64_t ops_emitted() const { return ops_emitted_; }
 
  private:
@@ -36,6 +45,7 @@ class StepStream final : public goal::ScheduleStream {
   struct Shared;
   std::unique_ptr<Shared> shared_;
   std::vector<std::unique_ptr<Rank>> ranks_;
+  std::vector<std::uint8_t> started_;
   std::uint64_t ops_emitted_ = 0;
 };
 
