@@ -2,8 +2,9 @@
 """GPT-3 175B in packet mode (issue 7): events, wall time and peak memory per micro-batch.
 
 The full preset (96 layers, 96 micro-batches, TP 8 PP 8 DP 16 on 1024 GPUs) cannot run in
-packet mode on one machine: it is lowered whole (1.45 G ops) and its TP all-reduces alone are
-~10^11 NVLink packets. This bench runs smaller variants of the preset (fewer layers, fewer
+packet mode on one machine: the step is lowered on the fly (each simulator rank its own GPUs),
+but every host keeps the state of every flow it sent or received until the run ends, and its
+TP all-reduces alone are ~10^11 NVLink packets. This bench runs smaller variants of the preset (fewer layers, fewer
 micro-batches, optionally a smaller DP and 1F1B, since the interleaved schedule needs a multiple
 of PP micro-batches), with the packet model of NVLink (`--scale-up packet`, the default) and/or
 the message-level one (`--scale-up message`), under /usr/bin/time -v, and prints for each run
