@@ -83,14 +83,14 @@ DISCUSSION = """## What the errors say
   reduces in half of them. Both show the same intercept, ~25-45 us, above their wire time. The
   simulation instead charges NCCL's per-step latency (3.4 us) on every round and a reduction
   pass (200 GB/s per channel) after every received chunk: it makes allreduce(S) 14 us slower
-  than allgather(2S) at 64 MiB on the mesh (321.8 vs 307.5 us), and the NVLink efficiency fitted
-  on allreduce then leaves allgather ~22 us too fast. With no per-round cost and a fixed ~27 us
-  per Simple collective (efficiency 0.755), 22, 23 and 24 all fit within 8.0% at 8-128 MiB and
-  18-20% at 4 MiB (--proto Simple, by hand). That is not committed: the split between fixed and
-  per-round cost is seen only by comparing with a validation log, NCCL's LL and LL128 keep their
-  own latencies, and it changes every preset's calibration. Log 24's reduce-scatter stays ~11%
-  slower per byte than allgather on the mesh (not on 8 NVSwitch GPUs, log 17), which no change
-  to the ring's latency explains.
+  than allgather(2S) at 64 MiB on the mesh (321.8 vs 307.5 us; 12 of the 14 us are the per-step
+  latency), and the NVLink efficiency fitted on allreduce then leaves allgather ~22 us too fast.
+  With no per-round cost and a fixed ~27 us per Simple collective (efficiency 0.755), 22, 23 and
+  24 all fit within 8.0% at 8-128 MiB and 18-20% at 4 MiB (--proto Simple, by hand). That is not
+  committed: the split between fixed and per-round cost is seen only by comparing with a
+  validation log, NCCL's LL and LL128 keep their own latencies, and it changes every preset's
+  calibration. Log 24's reduce-scatter stays ~11% slower per byte than allgather on the mesh
+  (not on 8 NVSwitch GPUs, log 17), which no change to the ring's latency explains.
 - **The switch-buffer scaling is right; it exposed unfitted efficiencies.** Without it, 32 KiB
   packets against a 256 KiB xoff make PFC pauses that no real switch would send (log 05 at 1
   GiB: 11,654 pauses without the scaling, none with it; log 06 at 256 MiB: 732 against 197).
