@@ -45,7 +45,7 @@ FlowId Host::start_flow(HostIndex dst, std::uint64_t bytes, std::uint8_t priorit
   if (priority >= ctx_.params.priorities)
     throw std::invalid_argument("flow priority " + std::to_string(priority) + " but the fabric has " +
                                 std::to_string(ctx_.params.priorities) + " classes");
-  const auto id = static_cast<FlowId>(senders_.size());
+  const auto id = static_cast<FlowId>(senders_base_ + senders_.size());
   Sender& f = senders_.emplace_back();
   f.id = id;
   f.dst = dst;
@@ -61,12 +61,14 @@ FlowId Host::start_flow(HostIndex dst, std::uint64_t bytes, std::uint8_t priorit
   f.last_progress = now();
   f.cc = make_congestion_control(ctx_.params, ports_[f.port].wire().bandwidth, now());
   ++stats_.flows_started;
+  f.queue_pair = queue_pair;
   if (!queue_pair.none()) {
     const auto [tail, fresh] = queue_tail_.try_emplace(queue_pair, id);
     if (!fresh) {
-      Sender& before = senders_[tail->second];
-      if (before.queued || before.highest_sent < before.packets) {
-        before.behind = id;
+      // A flow that left was done: it sent everything.
+      Sender* before = sender(tail->second);
+      if (before && (before->queued || before->highest_sent < before->packets)) {
+        before->behind = id;
         f.queued = true;
       }
       tail->second = id;
@@ -82,7 +84,7 @@ void Host::set_timer(pdes::SimTime delay, std::uint64_t cookie) { schedule<&Host
 void Host::on_app_timer(const AppTimer& t) { app_->on_timer(*this, t.cookie); }
 
 void Host::activate(std::uint32_t flow) {
-  Sender& f = senders_[flow];
+  Sender& f = *sender(flow);
   if (f.active || f.queued || f.done || f.next_seq >= f.packets) return;
   f.active = true;
   nic_[f.port].active.push_back(flow);
@@ -90,7 +92,7 @@ void Host::activate(std::uint32_t flow) {
 
 void Host::release_next(Sender& f) {
   if (f.behind == 0xFFFFFFFFu) return;
-  Sender& next = senders_[f.behind];
+  Sender& next = *sender(f.behind);
   next.queued = false;
   activate(next.id);
   // On its own port it takes its turn when this one's packet has left; elsewhere, now.
@@ -134,7 +136,7 @@ void Host::try_transmit(std::uint16_t port) {
   const std::size_t n = q.active.size();
   for (std::size_t k = 0; k < n; ++k) {
     const std::size_t at = (q.turn + k) % n;
-    Sender& f = senders_[q.active[at]];
+    Sender& f = *sender(q.active[at]);
     if (o.paused(f.priority)) continue;
     if (in_flight_bytes(f) >= f.cc->window_bytes()) continue;  // an ACK will wake it
     if (f.next_send > now()) {
@@ -305,17 +307,23 @@ void Host::receive_data(const Packet& p) {
     r.delivered = true;
     ++stats_.flows_delivered;
     stats_.bytes_delivered += r.bytes;
-    FlowEnd end{p.src, index_, p.flow, r.bytes, r.first, now(), 0, r.label};
-    r.got.clear();
-    r.got.shrink_to_fit();
+    const FlowEnd end{p.src, index_, p.flow, r.bytes, r.first, now(), 0, r.label};
+    if (fp.lossless) {
+      receivers_.erase(receiver_key(p.src, p.flow));
+      last_receiver_key_ = ~std::uint64_t{0};
+      last_receiver_ = nullptr;
+    } else {
+      r.got.clear();
+      r.got.shrink_to_fit();
+    }
     if (app_) app_->on_delivered(*this, end);
   }
 }
 
 void Host::receive_ack(const Packet& p) {
-  if (p.flow >= senders_.size()) return;
-  Sender& f = senders_[p.flow];
-  if (f.done) return;
+  Sender* found = sender(p.flow);
+  if (!found || found->done) return;
+  Sender& f = *found;
   const std::uint64_t before = in_flight_bytes(f);
   std::uint64_t newly = 0;
   if (p.seq > f.acked) {
@@ -332,16 +340,42 @@ void Host::receive_ack(const Packet& p) {
     ++f.rto_generation;
     ++f.cc_generation;
     ++stats_.flows_acked;
-    if (app_) app_->on_acked(*this, FlowEnd{index_, f.dst, f.id, f.bytes, f.start, now(), f.retransmits, f.label});
+    if (f.active) {
+      // Acknowledged in full while go-back-N had it resending: nothing is left to send.
+      NicQueues& q = nic_[f.port];
+      const auto at = std::find(q.active.begin(), q.active.end(), f.id);
+      const auto k = static_cast<std::size_t>(at - q.active.begin());
+      q.active.erase(at);
+      if (q.turn > k) --q.turn;
+      if (q.turn >= q.active.size()) q.turn = 0;
+      f.active = false;
+    }
+    f.cc.reset();
+    const FlowEnd end{index_, f.dst, f.id, f.bytes, f.start, now(), f.retransmits, f.label};
+    if (app_) app_->on_acked(*this, end);
+    retire_done_flows();
     return;
   }
   activate(f.id);
   try_transmit(f.port);
 }
 
+void Host::retire_done_flows() {
+  while (!senders_.empty() && senders_.front().done && !senders_.front().active) {
+    const Sender& f = senders_.front();
+    if (!f.queue_pair.none()) {
+      const auto tail = queue_tail_.find(f.queue_pair);
+      if (tail != queue_tail_.end() && tail->second == f.id) queue_tail_.erase(tail);
+    }
+    senders_.pop_front();
+    ++senders_base_;
+  }
+}
+
 void Host::receive_nack(const Packet& p) {
-  if (p.flow >= senders_.size()) return;
-  Sender& f = senders_[p.flow];
+  Sender* found = sender(p.flow);
+  if (!found) return;
+  Sender& f = *found;
   if (f.done || p.seq < f.acked || p.seq >= f.next_seq) return;
   f.acked = std::max(f.acked, p.seq);
   f.next_seq = p.seq;
@@ -351,15 +385,15 @@ void Host::receive_nack(const Packet& p) {
 }
 
 void Host::receive_cnp(const Packet& p) {
-  if (p.flow >= senders_.size()) return;
-  Sender& f = senders_[p.flow];
-  if (f.done) return;
+  Sender* found = sender(p.flow);
+  if (!found || found->done) return;
+  Sender& f = *found;
   f.cc->on_cnp(now());
   arm_cc_timer(f.id);
 }
 
 void Host::arm_rto(std::uint32_t flow) {
-  Sender& f = senders_[flow];
+  Sender& f = *sender(flow);
   if (f.rto_pending || f.done) return;
   f.rto_pending = true;
   const pdes::SimTime due = std::max(now(), f.last_progress + ctx_.params.rto);
@@ -367,9 +401,10 @@ void Host::arm_rto(std::uint32_t flow) {
 }
 
 void Host::arm_cc_timer(std::uint32_t flow) {
-  Sender& f = senders_[flow];
+  Sender& f = *sender(flow);
+  if (f.done) return;
   const pdes::SimTime due = f.cc->next_timer();
-  if (f.done || due == f.cc_timer_at) return;
+  if (due == f.cc_timer_at) return;
   f.cc_timer_at = due;
   ++f.cc_generation;
   if (due.is_infinite()) return;
@@ -377,8 +412,9 @@ void Host::arm_cc_timer(std::uint32_t flow) {
 }
 
 void Host::on_flow_timer(const FlowTimer& t) {
-  Sender& f = senders_[t.flow];
-  if (f.done) return;
+  Sender* found = sender(t.flow);
+  if (!found || found->done) return;  // a timer of a flow that has finished (and perhaps left)
+  Sender& f = *found;
   if (t.kind == kCcTimer) {
     if (t.generation != f.cc_generation) return;
     f.cc_timer_at = pdes::SimTime::infinity();

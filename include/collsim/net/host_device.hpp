@@ -10,6 +10,7 @@
 // the same LP: it starts flows, sets timers, and hears when flows are delivered and acked.
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -110,7 +111,8 @@ struct Sender {
   std::uint32_t cc_generation = 0;
   pdes::SimTime cc_timer_at = pdes::SimTime::infinity();
   std::uint64_t retransmits = 0;
-  std::unique_ptr<CongestionControl> cc;
+  QueuePair queue_pair;
+  std::unique_ptr<CongestionControl> cc;  // released once done
 };
 
 // A flow at its receiver.
@@ -152,6 +154,8 @@ class Host final : public Device {
   const HostStats& stats() const { return stats_; }
   // Flows whose data is not all acknowledged.
   std::uint64_t open_flows() const { return stats_.flows_started - stats_.flows_acked; }
+  // Flow states held (senders and receivers): what a long run's memory grows with.
+  std::size_t flow_states() const { return senders_.size() + receivers_.size(); }
 
   void start() override;
   void on_packet(const Packet& p);
@@ -198,8 +202,15 @@ class Host final : public Device {
   HostIndex index_;
   std::unique_ptr<HostApp> app_;
   std::vector<NicQueues> nic_;
-  std::vector<Sender> senders_;
-  std::unordered_map<std::uint64_t, Receiver> receivers_;  // never erased: references stay valid
+  // Flows by id from senders_base_ on; a run of done flows at the front leaves (a long run
+  // starts millions of flows per host). A deque keeps references as flows come and go.
+  std::deque<Sender> senders_;
+  FlowId senders_base_ = 0;
+  Sender* sender(FlowId id) { return id >= senders_base_ && id - senders_base_ < senders_.size() ? &senders_[id - senders_base_] : nullptr; }
+  void retire_done_flows();
+  // A flow's receiver leaves once delivered when the fabric is lossless (nothing of it can
+  // come again); otherwise it stays to acknowledge late duplicates.
+  std::unordered_map<std::uint64_t, Receiver> receivers_;
   // Packets of one flow come in runs: the receiver of the last data packet, looked up once.
   std::uint64_t last_receiver_key_ = ~std::uint64_t{0};
   Receiver* last_receiver_ = nullptr;
