@@ -15,7 +15,8 @@ GoalHostApp::GoalHostApp(const goal::Schedule& schedule, const Placement& placem
       params_(params),
       host_(host),
       record_(record_op_times),
-      record_flows_(record_flows) {
+      record_flows_(record_flows),
+      scale_up_(params.scale_up, host) {
   const auto& on = placement.ranks_on[host];
   ranks_.reserve(on.size());
   for (goal::RankId r : on) {
@@ -27,11 +28,6 @@ GoalHostApp::GoalHostApp(const goal::Schedule& schedule, const Placement& placem
       rt.end_ps.assign(rt.ops.num_ops(), -1);
     }
   }
-}
-
-std::int64_t GoalHostApp::overhead_ps(std::uint64_t bytes) const {
-  const double per_byte = bytes > 0 ? static_cast<double>(bytes - 1) * params_.O_ns_per_byte : 0.0;
-  return params_.o_ns * 1000 + static_cast<std::int64_t>(std::llround(per_byte * 1000.0));
 }
 
 void GoalHostApp::start(net::Host& host) {
@@ -63,15 +59,7 @@ void GoalHostApp::run_ready(net::Host& host, std::uint32_t slot, LocalOp op) {
 
 void GoalHostApp::want_cpu(net::Host& host, std::uint32_t slot, LocalOp op) {
   RankRuntime& rt = ranks_[slot];
-  const std::uint8_t c = rt.ops.cpu(op);
-  if (rt.cpus.size() <= c) rt.cpus.resize(c + 1u);
-  Cpu& cpu = rt.cpus[c];
-  if (cpu.busy) {
-    cpu.waiting.push_back(op);
-    return;
-  }
-  cpu.busy = true;
-  use_cpu(host, slot, op);
+  if (rt.cpus.take(rt.ops.cpu(op), op)) use_cpu(host, slot, op);
 }
 
 void GoalHostApp::use_cpu(net::Host& host, std::uint32_t slot, LocalOp op) {
@@ -84,32 +72,23 @@ void GoalHostApp::use_cpu(net::Host& host, std::uint32_t slot, LocalOp op) {
       break;
     case OpKind::Send:
       start_op(host, slot, op);
-      busy_ps = overhead_ps(rt.ops.size(op));
+      busy_ps = host_overhead_ps(params_, rt.ops.size(op));
       break;
-    case OpKind::Recv: busy_ps = overhead_ps(rt.recv_bytes[op]); break;
+    case OpKind::Recv: busy_ps = host_overhead_ps(params_, rt.recv_bytes[op]); break;
   }
-  host.set_timer(pdes::SimTime::ps(busy_ps), cookie(Timer::Cpu, slot, op));
+  host.set_timer(pdes::SimTime::ps(busy_ps), TimerCookie{HostTimer::Cpu, slot, op}.encode());
 }
 
 void GoalHostApp::on_timer(net::Host& host, std::uint64_t cookie) {
-  const auto slot = static_cast<std::uint32_t>((cookie >> 32) & 0x3FFFFFFFu);
-  const auto op = static_cast<LocalOp>(cookie);
-  const auto timer = static_cast<Timer>(cookie >> 62);
-  if (timer != Timer::Cpu) return scale_up_timer(host, timer, slot, op);
+  const auto [timer, slot, op] = TimerCookie::decode(cookie);
+  if (timer != HostTimer::Cpu) return scale_up_timer(host, timer, slot, op);
   RankRuntime& rt = ranks_[slot];
   switch (rt.ops.kind(op)) {
     case OpKind::Calc:
     case OpKind::Recv: finish_op(host, slot, op); break;
     case OpKind::Send: transmit(host, slot, op); break;
   }
-  Cpu& cpu = rt.cpus[rt.ops.cpu(op)];
-  if (cpu.waiting.empty()) {
-    cpu.busy = false;
-  } else {
-    const LocalOp next = cpu.waiting.front();
-    cpu.waiting.pop_front();
-    use_cpu(host, slot, next);
-  }
+  if (const std::optional<LocalOp> next = rt.cpus.pass(rt.ops.cpu(op))) use_cpu(host, slot, *next);
   drain(host);
 }
 
@@ -143,7 +122,7 @@ void GoalHostApp::transmit(net::Host& host, std::uint32_t slot, LocalOp op) {
     arrive(host, placement_.slot_of(dst), Arrival{rt.rank, op, Message::Eager});
     return;
   }
-  const net::QueuePair qp = queue_pair(slot, dst, rt.ops.tag(op), rt.ops.nic(op));
+  const net::QueuePair qp = message_queue_pair(slot, dst, rt.ops.tag(op), rt.ops.nic(op));
   if (size <= params_.eager_limit_bytes) {
     host.start_flow(dst_host, size, 0, label(op, Message::Eager, slot), rt.ops.nic(op), qp);
   } else {
@@ -169,7 +148,7 @@ void GoalHostApp::matched(net::Host& host, std::uint32_t slot, LocalOp recv, con
   rt.awaiting_data[(std::uint64_t{a.sender} << 32) | a.send_op] = recv;
   host.start_flow(placement_.host_of[a.sender], params_.control_bytes, 0,
                   label(a.send_op, Message::ClearToSend, placement_.slot_of(a.sender)), rt.ops.nic(recv),
-                  queue_pair(slot, a.sender, schedule_.rank(a.sender).tag(a.send_op), rt.ops.nic(recv)));
+                  message_queue_pair(slot, a.sender, schedule_.rank(a.sender).tag(a.send_op), rt.ops.nic(recv)));
 }
 
 void GoalHostApp::on_delivered(net::Host& host, const net::FlowEnd& end) {
@@ -195,12 +174,11 @@ void GoalHostApp::on_delivered(net::Host& host, const net::FlowEnd& end) {
       const auto it = rt.awaiting_data.find((std::uint64_t{sender} << 32) | op);
       const LocalOp recv = it->second;
       rt.awaiting_data.erase(it);
-      if (scale_up(end.src)) {
+      if (scale_up_.reaches(end.src)) {
         // A notice: the data comes in over our port from now, after what it is taking in.
         const std::int64_t now = host.time().picoseconds();
-        const std::int64_t in = std::max(now, scale_up_rx_free_ps_) + params_.scale_up.wire_ps(rt.recv_bytes[recv]);
-        scale_up_rx_free_ps_ = in;
-        host.set_timer(pdes::SimTime::ps(in - now), cookie(Timer::DataIn, slot, recv));
+        const std::int64_t in = scale_up_.arrive(now, rt.recv_bytes[recv]);
+        host.set_timer(pdes::SimTime::ps(in - now), TimerCookie{HostTimer::DataIn, slot, recv}.encode());
         break;
       }
       want_cpu(host, slot, recv);
@@ -212,37 +190,34 @@ void GoalHostApp::on_delivered(net::Host& host, const net::FlowEnd& end) {
 
 void GoalHostApp::send_data(net::Host& host, std::uint32_t slot, LocalOp op, std::uint32_t dst_host) {
   const RankRuntime& rt = ranks_[slot];
-  if (!scale_up(dst_host)) {
+  if (!scale_up_.reaches(dst_host)) {
     host.start_flow(dst_host, rt.ops.size(op), 0, label(op, Message::Data, slot), rt.ops.nic(op),
-                    queue_pair(slot, rt.ops.peer(op), rt.ops.tag(op), rt.ops.nic(op)));
+                    message_queue_pair(slot, rt.ops.peer(op), rt.ops.tag(op), rt.ops.nic(op)));
     return;
   }
-  // The data leaves once the port has sent what it was sending; the notice goes as it starts.
+  // The notice goes as the data starts leaving.
   const std::int64_t now = host.time().picoseconds();
-  const std::int64_t start = std::max(now, scale_up_tx_free_ps_);
-  const std::int64_t wire = params_.scale_up.wire_ps(rt.ops.size(op));
-  scale_up_tx_free_ps_ = start + wire;
-  host.set_timer(pdes::SimTime::ps(wire + 2 * params_.scale_up.latency_ps + (start - now)),
-                 cookie(Timer::SendDone, slot, op));
-  if (start == now) {
-    scale_up_timer(host, Timer::NoticeStart, slot, op);
+  const ScaleUpPort::Departure d = scale_up_.depart(now, rt.ops.size(op));
+  host.set_timer(pdes::SimTime::ps(d.done_ps - now), TimerCookie{HostTimer::SendDone, slot, op}.encode());
+  if (d.start_ps == now) {
+    scale_up_timer(host, HostTimer::NoticeStart, slot, op);
   } else {
-    host.set_timer(pdes::SimTime::ps(start - now), cookie(Timer::NoticeStart, slot, op));
+    host.set_timer(pdes::SimTime::ps(d.start_ps - now), TimerCookie{HostTimer::NoticeStart, slot, op}.encode());
   }
 }
 
-void GoalHostApp::scale_up_timer(net::Host& host, Timer t, std::uint32_t slot, LocalOp op) {
+void GoalHostApp::scale_up_timer(net::Host& host, HostTimer t, std::uint32_t slot, LocalOp op) {
   const RankRuntime& rt = ranks_[slot];
   switch (t) {
-    case Timer::NoticeStart: {
+    case HostTimer::NoticeStart: {
       const std::uint32_t dst_host = placement_.host_of[rt.ops.peer(op)];
       host.start_flow(dst_host, params_.control_bytes, 0, label(op, Message::Data, slot), rt.ops.nic(op),
-                      queue_pair(slot, rt.ops.peer(op), rt.ops.tag(op), rt.ops.nic(op)));
+                      message_queue_pair(slot, rt.ops.peer(op), rt.ops.tag(op), rt.ops.nic(op)));
       return;
     }
-    case Timer::SendDone: finish_op(host, slot, op); break;
-    case Timer::DataIn: want_cpu(host, slot, op); break;
-    case Timer::Cpu: return;
+    case HostTimer::SendDone: finish_op(host, slot, op); break;
+    case HostTimer::DataIn: want_cpu(host, slot, op); break;
+    case HostTimer::Cpu: return;
   }
   drain(host);
 }
@@ -250,7 +225,7 @@ void GoalHostApp::scale_up_timer(net::Host& host, Timer t, std::uint32_t slot, L
 void GoalHostApp::on_acked(net::Host& host, const net::FlowEnd& end) {
   const auto kind = static_cast<Message>(end.label.info >> 14);
   if (kind != Message::Eager && kind != Message::Data) return;
-  if (kind == Message::Data && scale_up(end.dst)) return;  // a notice: SendDone finishes the send
+  if (kind == Message::Data && scale_up_.reaches(end.dst)) return;  // a notice: SendDone finishes the send
   if (record_flows_) flow_starts_.push_back({end.src, end.dst, end.flow, end.bytes, end.start.picoseconds()});
   finish_op(host, end.label.info & 0x3FFFu, end.label.op);
   drain(host);

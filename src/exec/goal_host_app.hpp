@@ -14,6 +14,7 @@
 #include "collsim/exec/placement.hpp"
 #include "collsim/goal/schedule.hpp"
 #include "collsim/net/host_device.hpp"
+#include "host_resources.hpp"
 
 namespace collsim::exec {
 
@@ -68,17 +69,13 @@ class GoalHostApp final : public net::HostApp {
     goal::LocalOp send_op;
     Message kind;
   };
-  struct Cpu {
-    bool busy = false;
-    std::deque<goal::LocalOp> waiting;
-  };
   struct RankRuntime {
     RankRuntime(const goal::Schedule& s, goal::RankId r) : rank(r), ops(s.rank(r)), deps(ops) {}
     goal::RankId rank;
     goal::RankOps ops;
     DependencyTracker deps;
     MatchQueue<goal::LocalOp, Arrival> match;
-    std::vector<Cpu> cpus;
+    RankCpus cpus;
     std::unordered_map<std::uint64_t, goal::LocalOp> awaiting_data;  // (sender, send op) -> matched receive
     std::vector<std::uint8_t> matched;                               // receives: a message was matched
     std::vector<std::uint64_t> recv_bytes;                           // receives: the matched message's size
@@ -90,24 +87,8 @@ class GoalHostApp final : public net::HostApp {
   static net::FlowLabel label(goal::LocalOp op, Message kind, std::uint32_t slot) {
     return {op, static_cast<std::uint16_t>((static_cast<std::uint16_t>(kind) << 14) | slot)};
   }
-  // The queue pair a message travels on: one per (rank, peer, tag, nic), as NCCL keeps a
-  // connection per peer and channel (our tag) and MPI's transports a queue pair per peer, so
-  // that the messages of one connection leave in order while connections take turns.
-  static net::QueuePair queue_pair(std::uint32_t slot, goal::RankId peer, std::uint32_t tag, std::uint8_t nic) {
-    return {((std::uint64_t{slot} + 1) << 8) | nic, (std::uint64_t{peer} << 32) | tag};
-  }
-  // Timers: a cpu's op is done (the cookie is (slot << 32) | op), or a step of a scale-up
-  // message (see ScaleUpMessages), named in the top two bits.
-  enum class Timer : std::uint64_t { Cpu = 0, NoticeStart = 1, SendDone = 2, DataIn = 3 };
-  static std::uint64_t cookie(Timer t, std::uint32_t slot, goal::LocalOp op) {
-    return (static_cast<std::uint64_t>(t) << 62) | (std::uint64_t{slot} << 32) | op;
-  }
-  bool scale_up(std::uint32_t other_host) const {
-    const ScaleUpMessages& s = params_.scale_up;
-    return s.enabled() && other_host / s.hosts_per_server == host_ / s.hosts_per_server && other_host != host_;
-  }
   void send_data(net::Host& host, std::uint32_t slot, goal::LocalOp op, std::uint32_t dst_host);
-  void scale_up_timer(net::Host& host, Timer t, std::uint32_t slot, goal::LocalOp op);
+  void scale_up_timer(net::Host& host, HostTimer t, std::uint32_t slot, goal::LocalOp op);
   void became_ready(std::uint32_t slot, goal::LocalOp op) { ready_.push_back({slot, op}); }
   void drain(net::Host& host);
   void run_ready(net::Host& host, std::uint32_t slot, goal::LocalOp op);
@@ -118,7 +99,6 @@ class GoalHostApp final : public net::HostApp {
   void transmit(net::Host& host, std::uint32_t slot, goal::LocalOp op);
   void arrive(net::Host& host, std::uint32_t slot, const Arrival& a);
   void matched(net::Host& host, std::uint32_t slot, goal::LocalOp recv, const Arrival& a);
-  std::int64_t overhead_ps(std::uint64_t bytes) const;
   std::string waits_for(const RankRuntime& rt, goal::LocalOp op) const;
 
   const goal::Schedule& schedule_;
@@ -136,8 +116,7 @@ class GoalHostApp final : public net::HostApp {
   };
   std::vector<Ready> ready_;
   bool draining_ = false;
-  // When this host's scale-up port is next free to send and to receive message data.
-  std::int64_t scale_up_tx_free_ps_ = 0, scale_up_rx_free_ps_ = 0;
+  ScaleUpPort scale_up_;
 };
 
 }  // namespace collsim::exec

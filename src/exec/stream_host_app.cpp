@@ -11,18 +11,13 @@ using goal::OpKind;
 
 StreamHostApp::StreamHostApp(OpWindows& windows, const Placement& placement, const PacketHostParams& params,
                              std::uint32_t host)
-    : windows_(windows), placement_(placement), params_(params), host_(host) {
+    : windows_(windows), placement_(placement), params_(params), host_(host), scale_up_(params.scale_up, host) {
   const auto& on = placement.ranks_on[host];
   if (on.size() > kMaxRanksPerHost)
     throw std::invalid_argument("a streamed packet run places at most " + std::to_string(kMaxRanksPerHost) +
                                 " ranks on a host; host " + std::to_string(host) + " has " + std::to_string(on.size()));
   ranks_.resize(on.size());
   for (std::size_t s = 0; s < on.size(); ++s) ranks_[s].rank = on[s];
-}
-
-std::int64_t StreamHostApp::overhead_ps(std::uint64_t bytes) const {
-  const double per_byte = bytes > 0 ? static_cast<double>(bytes - 1) * params_.O_ns_per_byte : 0.0;
-  return params_.o_ns * 1000 + static_cast<std::int64_t>(std::llround(per_byte * 1000.0));
 }
 
 void StreamHostApp::start(net::Host& host) {
@@ -52,16 +47,7 @@ void StreamHostApp::run_ready(net::Host& host, std::uint32_t slot, LocalOp op) {
 }
 
 void StreamHostApp::want_cpu(net::Host& host, std::uint32_t slot, LocalOp op) {
-  RankRuntime& rt = ranks_[slot];
-  const std::uint8_t c = op_info(slot, op).cpu;
-  if (rt.cpus.size() <= c) rt.cpus.resize(c + 1u);
-  Cpu& cpu = rt.cpus[c];
-  if (cpu.busy) {
-    cpu.waiting.push_back(op);
-    return;
-  }
-  cpu.busy = true;
-  use_cpu(host, slot, op);
+  if (ranks_[slot].cpus.take(op_info(slot, op).cpu, op)) use_cpu(host, slot, op);
 }
 
 void StreamHostApp::use_cpu(net::Host& host, std::uint32_t slot, LocalOp op) {
@@ -73,19 +59,17 @@ void StreamHostApp::use_cpu(net::Host& host, std::uint32_t slot, LocalOp op) {
       start_op(host, slot, op);
       break;
     case OpKind::Send:
-      busy_ps = overhead_ps(info.size);
+      busy_ps = host_overhead_ps(params_, info.size);
       start_op(host, slot, op);
       break;
-    case OpKind::Recv: busy_ps = overhead_ps(ranks_[slot].recv_bytes.at(op)); break;
+    case OpKind::Recv: busy_ps = host_overhead_ps(params_, ranks_[slot].recv_bytes.at(op)); break;
   }
-  host.set_timer(pdes::SimTime::ps(busy_ps), cookie(Timer::Cpu, slot, op));
+  host.set_timer(pdes::SimTime::ps(busy_ps), TimerCookie{HostTimer::Cpu, slot, op}.encode());
 }
 
 void StreamHostApp::on_timer(net::Host& host, std::uint64_t cookie) {
-  const auto slot = static_cast<std::uint32_t>((cookie >> 32) & 0x3FFFFFFFu);
-  const auto op = static_cast<LocalOp>(cookie);
-  const auto timer = static_cast<Timer>(cookie >> 62);
-  if (timer != Timer::Cpu) return scale_up_timer(host, timer, slot, op);
+  const auto [timer, slot, op] = TimerCookie::decode(cookie);
+  if (timer != HostTimer::Cpu) return scale_up_timer(host, timer, slot, op);
   RankRuntime& rt = ranks_[slot];
   const std::uint8_t c = op_info(slot, op).cpu;
   switch (op_info(slot, op).kind) {
@@ -93,14 +77,7 @@ void StreamHostApp::on_timer(net::Host& host, std::uint64_t cookie) {
     case OpKind::Recv: finish_op(host, slot, op); break;
     case OpKind::Send: transmit(host, slot, op); break;
   }
-  Cpu& cpu = rt.cpus[c];
-  if (cpu.waiting.empty()) {
-    cpu.busy = false;
-  } else {
-    const LocalOp next = cpu.waiting.front();
-    cpu.waiting.pop_front();
-    use_cpu(host, slot, next);
-  }
+  if (const std::optional<LocalOp> next = rt.cpus.pass(c)) use_cpu(host, slot, *next);
   drain(host);
 }
 
@@ -137,7 +114,7 @@ void StreamHostApp::transmit(net::Host& host, std::uint32_t slot, LocalOp op) {
     arrive(host, dst_slot, rt.rank, tag, Arrival{rt.rank, Message::Eager, info.size, 0, 0});
     return;
   }
-  const net::QueuePair qp = queue_pair(slot, dst, tag, info.nic);
+  const net::QueuePair qp = message_queue_pair(slot, dst, tag, info.nic);
   if (info.size <= params_.eager_limit_bytes) {
     const net::FlowId flow =
         host.start_flow(dst_host, info.size, 0, message_label(tag, Message::Eager, slot, dst_slot), info.nic, qp);
@@ -167,7 +144,7 @@ void StreamHostApp::matched(net::Host& host, std::uint32_t slot, LocalOp recv, c
   awaiting_data_[(std::uint64_t{a.src_host} << 32) | a.flow] = SendRef{slot, recv};
   const OpInfo& info = op_info(slot, recv);
   host.start_flow(a.src_host, params_.control_bytes, 0, rendezvous_label(a.flow, Message::ClearToSend), info.nic,
-                  queue_pair(slot, a.sender, windows_.tag(rt.rank, recv), info.nic));
+                  message_queue_pair(slot, a.sender, windows_.tag(rt.rank, recv), info.nic));
 }
 
 void StreamHostApp::on_delivered(net::Host& host, const net::FlowEnd& end) {
@@ -194,13 +171,11 @@ void StreamHostApp::on_delivered(net::Host& host, const net::FlowEnd& end) {
       const SendRef recv = it->second;
       awaiting_data_.erase(it);
       RankRuntime& rt = ranks_[recv.slot];
-      if (scale_up(end.src)) {
+      if (scale_up_.reaches(end.src)) {
         // A notice: the data comes in over our port from now, after what it is taking in.
         const std::int64_t now = host.time().picoseconds();
-        const std::int64_t in =
-            std::max(now, scale_up_rx_free_ps_) + params_.scale_up.wire_ps(rt.recv_bytes.at(recv.op));
-        scale_up_rx_free_ps_ = in;
-        host.set_timer(pdes::SimTime::ps(in - now), cookie(Timer::DataIn, recv.slot, recv.op));
+        const std::int64_t in = scale_up_.arrive(now, rt.recv_bytes.at(recv.op));
+        host.set_timer(pdes::SimTime::ps(in - now), TimerCookie{HostTimer::DataIn, recv.slot, recv.op}.encode());
         break;
       }
       rt.recv_bytes[recv.op] = end.bytes;
@@ -215,43 +190,40 @@ void StreamHostApp::send_data(net::Host& host, std::uint32_t slot, LocalOp op, s
                               net::FlowId request) {
   const OpInfo& info = op_info(slot, op);
   const std::uint32_t tag = windows_.tag(ranks_[slot].rank, op);
-  if (!scale_up(dst_host)) {
+  if (!scale_up_.reaches(dst_host)) {
     const net::FlowId flow = host.start_flow(dst_host, info.size, 0, rendezvous_label(request, Message::Data),
-                                             info.nic, queue_pair(slot, info.peer, tag, info.nic));
+                                             info.nic, message_queue_pair(slot, info.peer, tag, info.nic));
     sending_.emplace(flow, SendRef{slot, op});
     return;
   }
-  // The data leaves once the port has sent what it was sending; the notice goes as it starts.
-  // The notice's flow must name the request, which the cookie cannot carry: it is kept.
+  // The notice goes as the data starts leaving; its flow must name the request, which the
+  // cookie cannot carry: it is kept until then.
   const std::int64_t now = host.time().picoseconds();
-  const std::int64_t start = std::max(now, scale_up_tx_free_ps_);
-  const std::int64_t wire = params_.scale_up.wire_ps(info.size);
-  scale_up_tx_free_ps_ = start + wire;
-  host.set_timer(pdes::SimTime::ps(wire + 2 * params_.scale_up.latency_ps + (start - now)),
-                 cookie(Timer::SendDone, slot, op));
+  const ScaleUpPort::Departure d = scale_up_.depart(now, info.size);
+  host.set_timer(pdes::SimTime::ps(d.done_ps - now), TimerCookie{HostTimer::SendDone, slot, op}.encode());
   notices_.emplace(std::uint64_t{slot} << 32 | op, request);
-  if (start == now) {
-    scale_up_timer(host, Timer::NoticeStart, slot, op);
+  if (d.start_ps == now) {
+    scale_up_timer(host, HostTimer::NoticeStart, slot, op);
   } else {
-    host.set_timer(pdes::SimTime::ps(start - now), cookie(Timer::NoticeStart, slot, op));
+    host.set_timer(pdes::SimTime::ps(d.start_ps - now), TimerCookie{HostTimer::NoticeStart, slot, op}.encode());
   }
 }
 
-void StreamHostApp::scale_up_timer(net::Host& host, Timer t, std::uint32_t slot, LocalOp op) {
+void StreamHostApp::scale_up_timer(net::Host& host, HostTimer t, std::uint32_t slot, LocalOp op) {
   switch (t) {
-    case Timer::NoticeStart: {
+    case HostTimer::NoticeStart: {
       const OpInfo& info = op_info(slot, op);
       const auto it = notices_.find(std::uint64_t{slot} << 32 | op);
       const net::FlowId request = it->second;
       notices_.erase(it);
       host.start_flow(placement_.host_of[info.peer], params_.control_bytes, 0,
                       rendezvous_label(request, Message::Data), info.nic,
-                      queue_pair(slot, info.peer, windows_.tag(ranks_[slot].rank, op), info.nic));
+                      message_queue_pair(slot, info.peer, windows_.tag(ranks_[slot].rank, op), info.nic));
       return;
     }
-    case Timer::SendDone: finish_op(host, slot, op); break;
-    case Timer::DataIn: want_cpu(host, slot, op); break;
-    case Timer::Cpu: return;
+    case HostTimer::SendDone: finish_op(host, slot, op); break;
+    case HostTimer::DataIn: want_cpu(host, slot, op); break;
+    case HostTimer::Cpu: return;
   }
   drain(host);
 }
@@ -259,7 +231,7 @@ void StreamHostApp::scale_up_timer(net::Host& host, Timer t, std::uint32_t slot,
 void StreamHostApp::on_acked(net::Host& host, const net::FlowEnd& end) {
   const auto kind = static_cast<Message>(end.label.info >> 14);
   if (kind != Message::Eager && kind != Message::Data) return;
-  if (kind == Message::Data && scale_up(end.dst)) return;  // a notice: SendDone finishes the send
+  if (kind == Message::Data && scale_up_.reaches(end.dst)) return;  // a notice: SendDone finishes the send
   const auto it = sending_.find(end.flow);
   const SendRef send = it->second;
   sending_.erase(it);

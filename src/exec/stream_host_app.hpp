@@ -7,7 +7,6 @@
 // request's flow number, which the clear-to-send and the data echo.
 
 #include <cstdint>
-#include <deque>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -17,6 +16,7 @@
 #include "collsim/exec/placement.hpp"
 #include "collsim/net/host_device.hpp"
 #include "goal_host_app.hpp"
+#include "host_resources.hpp"
 #include "op_windows.hpp"
 
 namespace collsim::exec {
@@ -48,14 +48,10 @@ class StreamHostApp final : public net::HostApp {
     std::uint32_t src_host;  // request: with `flow`, what the clear-to-send names
     net::FlowId flow;
   };
-  struct Cpu {
-    bool busy = false;
-    std::deque<goal::LocalOp> waiting;
-  };
   struct RankRuntime {
     goal::RankId rank;
     MatchQueue<goal::LocalOp, Arrival> match;
-    std::vector<Cpu> cpus;
+    RankCpus cpus;
     std::unordered_map<goal::LocalOp, std::uint64_t> recv_bytes;  // matched receives: the message's size
     std::int64_t finish_ps = 0;
     std::uint64_t ops_done = 0, messages = 0, bytes = 0;
@@ -73,20 +69,9 @@ class StreamHostApp final : public net::HostApp {
   static net::FlowLabel rendezvous_label(net::FlowId request, Message kind) {
     return {request, static_cast<std::uint16_t>(static_cast<std::uint16_t>(kind) << 14)};
   }
-  static net::QueuePair queue_pair(std::uint32_t slot, goal::RankId peer, std::uint32_t tag, std::uint8_t nic) {
-    return {((std::uint64_t{slot} + 1) << 8) | nic, (std::uint64_t{peer} << 32) | tag};
-  }
-  enum class Timer : std::uint64_t { Cpu = 0, NoticeStart = 1, SendDone = 2, DataIn = 3 };
-  static std::uint64_t cookie(Timer t, std::uint32_t slot, goal::LocalOp op) {
-    return (static_cast<std::uint64_t>(t) << 62) | (std::uint64_t{slot} << 32) | op;
-  }
-  bool scale_up(std::uint32_t other_host) const {
-    const ScaleUpMessages& s = params_.scale_up;
-    return s.enabled() && other_host / s.hosts_per_server == host_ / s.hosts_per_server && other_host != host_;
-  }
   const OpInfo& op_info(std::uint32_t slot, goal::LocalOp op) const { return windows_.op(ranks_[slot].rank, op); }
   void send_data(net::Host& host, std::uint32_t slot, goal::LocalOp op, std::uint32_t dst_host, net::FlowId request);
-  void scale_up_timer(net::Host& host, Timer t, std::uint32_t slot, goal::LocalOp op);
+  void scale_up_timer(net::Host& host, HostTimer t, std::uint32_t slot, goal::LocalOp op);
   void became_ready(std::uint32_t slot, goal::LocalOp op) { ready_.push_back({slot, op}); }
   void drain(net::Host& host);
   void run_ready(net::Host& host, std::uint32_t slot, goal::LocalOp op);
@@ -97,7 +82,6 @@ class StreamHostApp final : public net::HostApp {
   void transmit(net::Host& host, std::uint32_t slot, goal::LocalOp op);
   void arrive(net::Host& host, std::uint32_t slot, goal::RankId sender, std::uint32_t tag, const Arrival& a);
   void matched(net::Host& host, std::uint32_t slot, goal::LocalOp recv, const Arrival& a);
-  std::int64_t overhead_ps(std::uint64_t bytes) const;
 
   OpWindows& windows_;
   const Placement& placement_;
@@ -116,7 +100,7 @@ class StreamHostApp final : public net::HostApp {
   std::unordered_map<net::FlowId, SendRef> sending_;
   std::unordered_map<std::uint64_t, net::FlowId> notices_;    // (slot, send) -> request
   std::unordered_map<std::uint64_t, SendRef> awaiting_data_;  // (sender host, request) -> our receive
-  std::int64_t scale_up_tx_free_ps_ = 0, scale_up_rx_free_ps_ = 0;
+  ScaleUpPort scale_up_;
 };
 
 }  // namespace collsim::exec

@@ -9,6 +9,7 @@
 #include "collsim/exec/fabric_executor.hpp"
 #include "collsim/goal/schedule_builder.hpp"
 #include "collsim/pdes/transport.hpp"
+#include "exec/one_node_plan.hpp"
 #include "net/fabric_test_util.hpp"
 
 namespace collsim::exec {
@@ -78,16 +79,7 @@ TEST(ScaleUpMessages, OneRendezvousMessageTakesWhatTheDelaysAddUpTo) {
 }
 
 coll::Plan plan(coll::Collective c, const char* algorithm, std::uint32_t n, std::uint64_t bytes) {
-  coll::CollectiveSpec spec;
-  spec.collective = c;
-  spec.algorithm = algorithm;
-  spec.num_ranks = n;
-  spec.bytes = bytes;
-  spec.ranks_per_node = n;
-  spec.channels = 2;
-  spec.chunk_bytes = 1 << 20;
-  spec.protocol = coll::Protocol::Simple;
-  return coll::make_plan(spec);
+  return testing::one_node_plan(c, algorithm, n, bytes, 1 << 20);
 }
 
 // The packet model's makespan, the message model's, and the events of each.

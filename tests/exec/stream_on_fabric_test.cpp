@@ -8,6 +8,7 @@
 #include "collsim/exec/fabric_executor.hpp"
 #include "collsim/goal/schedule_builder.hpp"
 #include "collsim/pdes/transport.hpp"
+#include "exec/one_node_plan.hpp"
 #include "net/fabric_test_util.hpp"
 
 namespace collsim::exec {
@@ -147,16 +148,7 @@ TEST(StreamOnFabric, RendezvousAndHostOverheadsAsTheWholeSchedule) {
 }
 
 coll::Plan plan(coll::Collective c, const char* algorithm, std::uint32_t n, std::uint64_t bytes) {
-  coll::CollectiveSpec spec;
-  spec.collective = c;
-  spec.algorithm = algorithm;
-  spec.num_ranks = n;
-  spec.bytes = bytes;
-  spec.ranks_per_node = n;
-  spec.channels = 2;
-  spec.chunk_bytes = 256 << 10;
-  spec.protocol = coll::Protocol::Simple;
-  return coll::make_plan(spec);
+  return testing::one_node_plan(c, algorithm, n, bytes, 256 << 10);
 }
 
 TEST(StreamOnFabric, CollectivesAsTheWholeSchedule) {
