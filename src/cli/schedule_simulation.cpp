@@ -268,6 +268,12 @@ std::optional<exec::FabricRun> simulate_schedule(const SimulationCliOptions& o, 
   return run;
 }
 
+bool packet_stream_fits(const SimulationCliOptions& o, const topo::Topology& topology, std::uint32_t ranks) {
+  for (const auto& on : place(o, ranks, topology.num_hosts()).ranks_on)
+    if (on.size() > exec::kMaxStreamedRanksPerHost) return false;
+  return true;
+}
+
 std::optional<exec::FabricRun> simulate_packet_stream(const SimulationCliOptions& o, const topo::Topology& topology,
                                                       goal::ScheduleStream& stream, ParallelContext& parallel,
                                                       RunWatch* watch, exec::StreamOpFinished on_finished) {

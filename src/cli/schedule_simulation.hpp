@@ -70,6 +70,9 @@ std::optional<exec::FabricRun> simulate_stream(const SimulationCliOptions& o, go
 // asking the stream for its own hosts' ranks only (exec::run_stream_on_fabric): the run on the
 // root rank, nothing elsewhere. No op times: `on_finished` hears them, on the rank that ran
 // the op.
+// Whether the placement leaves few enough ranks on every host for a streamed packet run
+// (exec::StreamHostApp::kMaxRanksPerHost).
+bool packet_stream_fits(const SimulationCliOptions& o, const topo::Topology& topology, std::uint32_t ranks);
 std::optional<exec::FabricRun> simulate_packet_stream(const SimulationCliOptions& o, const topo::Topology& topology,
                                                       goal::ScheduleStream& stream, ParallelContext& parallel,
                                                       RunWatch* watch, exec::StreamOpFinished on_finished);

@@ -272,7 +272,12 @@ void run_workload_command(WorkloadOptions& o) {
       lowering.gpus_per_node = w.parallel.tp;
     }
     const bool needs_whole_step = o.whole_step || !o.output.empty() || !o.sim.ops.empty() || !o.sim.observe.hdf5.empty();
-    if (simulate && !needs_whole_step) {
+    // A streamed packet run names at most 128 GPUs per host in its flows' labels.
+    const bool streamable = o.sim.network == "loggops" || packet_stream_fits(o.sim, t, w.world());
+    if (simulate && !needs_whole_step && !streamable)
+      logging::logger("cli").info("more than {} GPUs on a host: lowering the whole step first",
+                                  exec::kMaxStreamedRanksPerHost);
+    if (simulate && !needs_whole_step && streamable) {
       if (const std::optional<bool> streamed = run_streamed(o, w, file, t, lowering, parallel)) {
         complete = *streamed;
         return;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "collsim/exec/execution.hpp"
+#include "collsim/exec/fabric_executor.hpp"
 #include "collsim/exec/match_queue.hpp"
 #include "collsim/exec/placement.hpp"
 #include "collsim/net/host_device.hpp"
@@ -23,8 +24,7 @@ namespace collsim::exec {
 
 class StreamHostApp final : public net::HostApp {
  public:
-  // The label has 7 bits for each slot.
-  static constexpr std::uint32_t kMaxRanksPerHost = 128;
+  static constexpr std::uint32_t kMaxRanksPerHost = kMaxStreamedRanksPerHost;  // 7 bits of the label
 
   StreamHostApp(OpWindows& windows, const Placement& placement, const PacketHostParams& params, std::uint32_t host);
 

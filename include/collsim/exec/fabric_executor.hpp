@@ -42,8 +42,9 @@ using StreamOpFinished =
 // rank asks the stream for the pieces of its own hosts' ranks only, as they near the end of
 // what they hold, and forgets ops once done; same results as run_on_fabric() on the whole
 // schedule. No op times or flows are kept (`on_finished` hears the ops); at most
-// StreamHostApp::kMaxRanksPerHost (128) ranks per host. Throws StreamOrderError when the
+// kMaxStreamedRanksPerHost ranks per host (their slots travel in 7 bits of a flow's label). Throws StreamOrderError when the
 // stream breaks its promise, std::invalid_argument as run_on_fabric().
+inline constexpr std::uint32_t kMaxStreamedRanksPerHost = 128;
 FabricRun run_stream_on_fabric(const topo::Topology& topology, const net::FabricParams& fabric,
                                pdes::Transport& transport, const net::FabricOptions& options,
                                goal::ScheduleStream& stream, const Placement& placement, const PacketHostParams& host,
