@@ -268,8 +268,9 @@ RunStats Engine::run() {
   }
   running_ = kNoLp;
   for (auto& lp : lps_) lp->finish();
-  logging::logger("pdes").debug("rank {} done: {} events in {} window(s), last at t={}, {:.3f} s synchronising",
-                                rank(), stats_.events, windows, format_duration(now_), sync_s);
+  logging::logger("pdes").debug(
+      "rank {} done: {} events in {} window(s), last at t={}, {:.3f} s synchronising, at most {} events pending",
+      rank(), stats_.events, windows, format_duration(now_), sync_s, stats_.max_queue);
   RunStats stats = collect(seconds_since(started_), sync_s, windows);
   // The last sample closes the interval holding the last event of any rank.
   if (options_.sampler) {
