@@ -100,7 +100,13 @@ FabricRun run_apps(const topo::Topology& topology, const net::FabricParams& fabr
   if (placement.ranks_on.size() != topology.num_hosts())
     throw std::invalid_argument("the placement is for " + std::to_string(placement.ranks_on.size()) +
                                 " hosts but the topology has " + std::to_string(topology.num_hosts()));
-  net::Fabric fabric(topology, fabric_params, transport, options, make_app);
+  net::FabricOptions placed = options;
+  if (placed.busy_hosts.empty()) {
+    // Hosts without ranks send nothing: the partition should not count their links as load.
+    placed.busy_hosts.resize(placement.ranks_on.size());
+    for (std::size_t h = 0; h < placement.ranks_on.size(); ++h) placed.busy_hosts[h] = !placement.ranks_on[h].empty();
+  }
+  net::Fabric fabric(topology, fabric_params, transport, placed, make_app);
   if (options.monitor)
     options.monitor->set_work_counter([&fabric] {
       std::uint64_t n = 0;

@@ -8,12 +8,30 @@
 
 namespace collsim::net {
 
-pdes::LpGraph lp_graph_of(const topo::Topology& t) {
+pdes::LpGraph lp_graph_of(const topo::Topology& t, const std::vector<bool>& busy_hosts) {
   pdes::LpGraph g;
   g.num_lps = static_cast<std::uint32_t>(t.nodes().size());
   g.weight.resize(g.num_lps);
-  // Load grows with the packets a device handles: about its number of ports.
-  for (topo::NodeId n = 0; n < g.num_lps; ++n) g.weight[n] = static_cast<std::uint32_t>(std::max<std::size_t>(1, t.ports(n).size()));
+  auto busy = [&](topo::NodeId n) {
+    const topo::Node& node = t.node(n);
+    return node.kind == topo::NodeKind::Host && (node.index >= busy_hosts.size() || busy_hosts[node.index]);
+  };
+  const bool all_busy = std::find(busy_hosts.begin(), busy_hosts.end(), false) == busy_hosts.end();
+  for (topo::NodeId n = 0; n < g.num_lps; ++n) {
+    std::size_t load = t.ports(n).size();  // load grows with the packets a device handles
+    if (!all_busy) {
+      // Part of a cluster: only busy hosts and the switch ports that face them count (×16,
+      // as an idle device still weighs 1), so that the busy part is what gets split.
+      std::size_t facing = 0;
+      if (t.node(n).kind != topo::NodeKind::Host) {
+        for (const topo::Port& p : t.ports(n)) facing += busy(p.peer) ? 1 : 0;
+      } else if (busy(n)) {
+        facing = load;
+      }
+      load = 16 * facing;
+    }
+    g.weight[n] = static_cast<std::uint32_t>(std::max<std::size_t>(1, load));
+  }
   for (const topo::Link& l : t.links()) g.edges.push_back({l.a, l.b, l.latency});
   return g;
 }
@@ -22,7 +40,10 @@ Fabric::Fabric(const topo::Topology& topology, const FabricParams& params, pdes:
                const FabricOptions& options, const HostAppFactory& make_app)
     : topology_(topology), params_(params), transport_(transport) {
   validate(params_);
-  const pdes::LpGraph graph = lp_graph_of(topology);
+  if (!options.busy_hosts.empty() && options.busy_hosts.size() != topology.num_hosts())
+    throw std::invalid_argument("busy_hosts names " + std::to_string(options.busy_hosts.size()) + " hosts, the topology has " +
+                                std::to_string(topology.num_hosts()));
+  const pdes::LpGraph graph = lp_graph_of(topology, options.busy_hosts);
   const pdes::Partition partition = pdes::make_partition(graph, transport.size(), options.partition, params_.seed);
   std::vector<bool> owned(graph.num_lps);
   for (topo::NodeId n = 0; n < graph.num_lps; ++n) owned[n] = partition.owner[n] == transport.rank();

@@ -30,6 +30,9 @@ struct FabricOptions {
   // which doubles whenever max_samples are held.
   pdes::SimTime sample_interval = pdes::SimTime::infinity();
   std::size_t max_samples = 1024;
+  // Hosts that run something, by host index (empty: all): the partition balances their load
+  // (see lp_graph_of).
+  std::vector<bool> busy_hosts;
 };
 
 // Totals over every device of every rank.
@@ -97,7 +100,11 @@ class Fabric {
   std::vector<Switch*> switches_;
 };
 
-// The LP graph of a topology: one LP per node, one edge per link with its latency.
-pdes::LpGraph lp_graph_of(const topo::Topology& topology);
+// The LP graph of a topology: one LP per node, one edge per link with its latency. An LP's
+// weight, its expected load, is its number of ports; when some hosts run nothing
+// (`busy_hosts`, by host index; empty: all busy), only busy hosts and the switch ports that
+// face them weigh, so that a job on part of a cluster is split over the ranks rather than
+// balanced against the idle rest.
+pdes::LpGraph lp_graph_of(const topo::Topology& topology, const std::vector<bool>& busy_hosts = {});
 
 }  // namespace collsim::net
