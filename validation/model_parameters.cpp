@@ -20,6 +20,8 @@ void check(const ModelParameters& p) {
   efficiency(p.nic_efficiency, "nic_efficiency");
   latency(p.launch_us, "launch_us");
   latency(p.step_us, "step_us");
+  latency(p.simple_launch_us, "simple_launch_us");
+  latency(p.simple_step_us, "simple_step_us");
   latency(p.host_issue_us, "host_issue_us");
   if (!(p.net_latency_us >= 0.0 && p.net_latency_us <= 1e6)) throw std::invalid_argument("net_latency_us must be >= 0");
   if (p.nvls_efficiency != -1.0) efficiency(p.nvls_efficiency, "nvls_efficiency");
@@ -59,10 +61,12 @@ Calibration read_calibration(const std::string& path) {
           else if (name == "nic_efficiency") c.parameters.nic_efficiency = v;
           else if (name == "launch_us") c.parameters.launch_us = v;
           else if (name == "step_us") c.parameters.step_us = v;
+          else if (name == "simple_launch_us") c.parameters.simple_launch_us = v;
+          else if (name == "simple_step_us") c.parameters.simple_step_us = v;
           else if (name == "nvls_efficiency") c.parameters.nvls_efficiency = v;
           else if (name == "net_latency_us") c.parameters.net_latency_us = v;
           else if (name == "host_issue_us") c.parameters.host_issue_us = v;
-          else throw where(p.first, "unknown parameter '" + name + "' (gpu_link_efficiency, nic_efficiency, launch_us, step_us, net_latency_us, nvls_efficiency, host_issue_us)");
+          else throw where(p.first, "unknown parameter '" + name + "' (gpu_link_efficiency, nic_efficiency, launch_us, step_us, simple_launch_us, simple_step_us, net_latency_us, nvls_efficiency, host_issue_us)");
         }
       } else {
         throw where(kv.first, "unknown key '" + key + "' (system, trained_on, training_error, parameters)");
@@ -89,6 +93,8 @@ void write_calibration(const std::string& path, const Calibration& c) {
   out << YAML::Key << "nic_efficiency" << YAML::Value << c.parameters.nic_efficiency;
   out << YAML::Key << "launch_us" << YAML::Value << c.parameters.launch_us;
   out << YAML::Key << "step_us" << YAML::Value << c.parameters.step_us;
+  out << YAML::Key << "simple_launch_us" << YAML::Value << c.parameters.simple_launch_us;
+  out << YAML::Key << "simple_step_us" << YAML::Value << c.parameters.simple_step_us;
   out << YAML::Key << "net_latency_us" << YAML::Value << c.parameters.net_latency_us;
   out << YAML::Key << "nvls_efficiency" << YAML::Value << c.parameters.nvls_efficiency;
   out << YAML::Key << "host_issue_us" << YAML::Value << c.parameters.host_issue_us;

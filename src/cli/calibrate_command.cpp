@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <memory>
 
+#include "collsim/collectives/collective.hpp"
 #include "collsim/validation/comparison.hpp"
 #include "collsim/validation/host_issue.hpp"
 #include "validation_runner.hpp"
@@ -41,15 +43,48 @@ double network_crossings(const RunValidation& v, const validation::SizeCompariso
     return (v.setup.collective == coll::Collective::Allreduce ? 2 : 1) * (nodes - 1);
   return 1;
 }
-enum class Informs { NvlsEfficiency, GpuLinkEfficiency, NicEfficiency, Launch, NetLatency, Nothing };
+// Rounds of a one-node Simple ring: allreduce passes the ring twice, the others once.
+double ring_rounds(const RunValidation& v) {
+  return (v.setup.collective == coll::Collective::Allreduce ? 2.0 : 1.0) * (v.setup.ranks - 1);
+}
+bool simple_ring(const validation::SizeComparison& s) {
+  return s.algorithm.rfind("ring Simple", 0) == 0;
+}
+enum class Informs { NvlsEfficiency, GpuLinkEfficiency, NicEfficiency, Launch, NetLatency, SimpleLatency, Nothing };
 Informs informs(const RunValidation& v, const validation::SizeComparison& s, double host_issue_us) {
   // A size at the host's enqueueing floor says nothing about the GPUs' latencies.
   const double floor_us = validation::nccl_tests_iteration_us(0.0, v.setup.gpus_per_thread, host_issue_us);
   if (s.bytes < (64u << 10) && s.simulated_us <= floor_us) return Informs::Nothing;
   if (s.bytes < (64u << 10)) return v.setup.nodes > 1 ? Informs::NetLatency : Informs::Launch;
-  if (s.bytes < (64u << 20)) return Informs::Nothing;
+  // Between the latency and the bandwidth regime the fixed cost of a Simple ring is a sizeable
+  // share of its time (30 us of 100 at 32 MiB on 4 H100s), and the one-node rings of different
+  // collectives tell its fixed part from its per-round part.
+  if (s.bytes < (64u << 20)) return v.setup.nodes == 1 && simple_ring(s) ? Informs::SimpleLatency : Informs::Nothing;
   if (s.algorithm.rfind("nvls", 0) == 0) return Informs::NvlsEfficiency;
   return v.setup.nodes > 1 ? Informs::NicEfficiency : Informs::GpuLinkEfficiency;
+}
+
+// Moves the Simple protocol's fixed and per-round latency by the line through the median
+// residual of each round count (least squares over the round counts, so that the sizes of one
+// collective do not outvote another's). With one round count only the fixed part moves.
+void fit_simple_latency(const std::map<double, std::vector<double>>& shift_by_rounds, validation::ModelParameters& p) {
+  if (shift_by_rounds.empty()) return;
+  const coll::ProtocolCosts nccl = coll::protocol_costs(coll::Protocol::Simple);
+  double launch = p.simple_launch_us >= 0 ? p.simple_launch_us : p.launch_us >= 0 ? p.launch_us : nccl.launch_ns / 1e3;
+  double step = p.simple_step_us >= 0 ? p.simple_step_us : p.step_us >= 0 ? p.step_us : nccl.step_ns / 1e3;
+  double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (const auto& [rounds, shifts] : shift_by_rounds) {
+    const double y = median(shifts);
+    n += 1, sx += rounds, sy += y, sxx += rounds * rounds, sxy += rounds * y;
+  }
+  double d_step = 0;
+  if (n > 1 && n * sxx - sx * sx > 0) d_step = (n * sxy - sx * sy) / (n * sxx - sx * sx);
+  // A negative per-round latency has no meaning: what it cannot take, the fixed part absorbs.
+  const double new_step = std::clamp(step + d_step, 0.0, 1000.0);
+  d_step = new_step - step;
+  const double d_launch = (sy - d_step * sx) / n;
+  p.simple_step_us = new_step;
+  p.simple_launch_us = std::clamp(launch + d_launch, 0.0, 1000.0);
 }
 
 struct Pass {
@@ -89,15 +124,17 @@ void run_calibrate(const CalibrateOptions& o) {
       const Pass pass = simulate();
       if (parallel.is_root())
         std::printf("pass %u: gpu_link_efficiency %.3f nic_efficiency %.3f nvls_efficiency %.3f launch_us %.2f (-1: NCCL's) "
-                    "net_latency_us %.2f -> "
+                    "net_latency_us %.2f simple_launch_us %.2f simple_step_us %.2f -> "
                     "median |error| %.1f%%\n",
                     it, p.gpu_link_efficiency, p.nic_efficiency, p.nvls_efficiency, p.launch_us, p.net_latency_us,
+                    p.simple_launch_us, p.simple_step_us,
                     100 * pass.median_abs_error);
       result.training_error = pass.median_abs_error;
       if (it == o.iterations) break;
       // Bandwidth-bound time scales as 1/efficiency: multiply by the median time ratio.
       // Latency-bound time shifts with the launch latency: add the median time difference.
       std::vector<double> ratio[3], shift, net_shift;
+      std::map<double, std::vector<double>> simple_shift;  // ring rounds -> measured - simulated
       for (const RunValidation& v : pass.runs) {
         if (!v.preset_check.consistent) continue;  // misconfigured runs are not fitted
         for (const auto& s : v.sizes) {
@@ -109,6 +146,7 @@ void run_calibrate(const CalibrateOptions& o) {
             case Informs::NetLatency:
               net_shift.push_back((s.measured_us - s.simulated_us) / std::max(1.0, network_crossings(v, s)));
               break;
+            case Informs::SimpleLatency: simple_shift[ring_rounds(v)].push_back(s.measured_us - s.simulated_us); break;
             case Informs::Nothing: break;
           }
         }
@@ -124,6 +162,7 @@ void run_calibrate(const CalibrateOptions& o) {
       // Until fitted, each protocol has its own base latency; small sizes run LL (6.6 us).
       if (!net_shift.empty()) p.net_latency_us = std::clamp(p.net_latency_us + median(net_shift), 0.0, 1000.0);
       if (!shift.empty()) p.launch_us = std::clamp((p.launch_us < 0 ? 6.6 : p.launch_us) + median(shift), 0.0, 1000.0);
+      fit_simple_latency(simple_shift, p);
     }
   });
   if (rc != 0) throw CLI::RuntimeError(rc);
@@ -142,12 +181,14 @@ void add_calibrate_command(CLI::App& app) {
   auto o = std::make_shared<CalibrateOptions>();
   CLI::App* cmd = app.add_subcommand(
       "calibrate",
-      "Fit gpu_link_efficiency, nic_efficiency, nvls_efficiency, launch_us and net_latency_us on nccl-tests logs of\n"
-      "one system.\n"
+      "Fit gpu_link_efficiency, nic_efficiency, nvls_efficiency, launch_us, net_latency_us, simple_launch_us and\n"
+      "simple_step_us on nccl-tests logs of one system.\n"
       "Each pass simulates the logs (sizes-per-run sizes each); then every efficiency is multiplied by the median\n"
       "simulated/measured time of the bandwidth-bound sizes (>= 64 MiB) it limits, and launch_us moves by the\n"
       "median measured-simulated time of the latency-bound sizes (< 64 KiB) of one-node runs, net_latency_us by\n"
-      "that difference over the network crossings of multi-node runs. Sizes at nccl-tests' enqueueing floor\n"
+      "that difference over the network crossings of multi-node runs. simple_launch_us and simple_step_us move\n"
+      "by the line through the median measured-simulated time of the one-node Simple ring sizes below 64 MiB per\n"
+      "ring round count (the fixed part alone when all have the same rounds). Sizes at nccl-tests' enqueueing floor\n"
       "(GPUs per thread x host_issue_us) and runs inconsistent with the preset are not fitted.");
   cmd->add_option("LOG", o->logs, "Training logs")->required()->check(CLI::ExistingFile);
   cmd->add_option("--system", o->system, "System preset (collsim validate --list-systems)")->required();

@@ -129,6 +129,10 @@ Lowered lower(const ValidationSetup& s, const ValidationRequest& r, std::uint64_
   }
   spec.algorithm = choice.algorithm;
   spec.protocol = choice.protocol;
+  if (choice.protocol == coll::Protocol::Simple) {
+    if (r.parameters.simple_launch_us >= 0) spec.launch_ns = std::llround(r.parameters.simple_launch_us * 1000);
+    if (r.parameters.simple_step_us >= 0) spec.step_ns = std::llround(r.parameters.simple_step_us * 1000);
+  }
   coll::Plan plan = coll::make_plan(spec);
   std::uint64_t chunk = plan.chunk_bytes;
   const std::uint64_t per_channel_block = std::max<std::uint64_t>(1, plan.block_bytes() / plan.channels);

@@ -112,6 +112,8 @@ TEST_F(CalibrationFile, RoundTrip) {
   c.parameters.nvls_efficiency = 0.6;
   c.parameters.net_latency_us = 3.5;
   c.parameters.host_issue_us = 5.0;
+  c.parameters.simple_launch_us = 27.5;
+  c.parameters.simple_step_us = 0.25;
   write_calibration(path, c);
   const Calibration r = read_calibration(path);
   EXPECT_EQ(r.system, "dgx-h100");
@@ -123,6 +125,8 @@ TEST_F(CalibrationFile, RoundTrip) {
   EXPECT_DOUBLE_EQ(r.parameters.nvls_efficiency, 0.6);
   EXPECT_DOUBLE_EQ(r.parameters.net_latency_us, 3.5);
   EXPECT_DOUBLE_EQ(r.parameters.host_issue_us, 5.0);
+  EXPECT_DOUBLE_EQ(r.parameters.simple_launch_us, 27.5);
+  EXPECT_DOUBLE_EQ(r.parameters.simple_step_us, 0.25);
 }
 
 TEST_F(CalibrationFile, Errors) {
@@ -134,6 +138,8 @@ TEST_F(CalibrationFile, Errors) {
     EXPECT_NE(std::string(e.what()).find(":3:3: unknown parameter 'gpu_link_efficency'"), std::string::npos) << e.what();
   }
   write("system: dgx-h100\nparameters:\n  host_issue_us: -3\n");
+  EXPECT_THROW(read_calibration(path), InputError);
+  write("system: dgx-h100\nparameters:\n  simple_step_us: -0.5\n");
   EXPECT_THROW(read_calibration(path), InputError);
   write("system: dgx-h100\nparameters:\n  nic_efficiency: 7\n");
   EXPECT_THROW(read_calibration(path), InputError);

@@ -161,6 +161,39 @@ class Calibrate(unittest.TestCase):
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertEqual(json.loads(r.stdout)["runs"][0]["system"], "h100-4gpu-ib")
 
+    def test_simple_ring_latency_is_mostly_fixed(self):
+        # On the 4-GPU mesh allreduce of S (6 ring rounds) takes as long as allgather of 2S (3
+        # rounds, the same bytes per rank): 327.4 vs 329.7 us at 64/128 MiB in logs 22 and 23.
+        # NCCL's table charges 8.4 us plus 3.4 us per round, which would make the allreduce ~10 us
+        # slower; fitted on both logs, the per-round part must shrink and the fixed part grow.
+        with tempfile.TemporaryDirectory() as d:
+            both = os.path.join(d, "both.yaml")
+            r = collsim("calibrate", log("22"), log("23"), "--system", "h100-4gpu-ib", "-o", both,
+                        "--sizes-per-run", "16")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            fitted = calibration_parameters(both)
+            self.assertLess(fitted["simple_step_us"], 2.5, r.stdout)
+            self.assertGreater(fitted["simple_launch_us"], 15.0, r.stdout)
+            # Reduce-scatter on the same node, not used for fitting, within the 10% target.
+            v = json.loads(collsim("validate", log("24"), "--json", "--calibration", both).stdout)
+            self.assertLessEqual(v["median_abs_error_large"], 0.10)
+            # One collective alone has one round count: only the fixed part can move.
+            one = os.path.join(d, "one.yaml")
+            r = collsim("calibrate", log("22"), "--system", "h100-4gpu-ib", "-o", one,
+                        "--iterations", "1", "--sizes-per-run", "16")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertAlmostEqual(calibration_parameters(one)["simple_step_us"], 3.4, places=6)
+
+
+def calibration_parameters(path):
+    values = {}
+    with open(path) as f:
+        for line in f:
+            key, _, value = line.strip().partition(":")
+            if key in ("simple_launch_us", "simple_step_us"):
+                values[key] = float(value)
+    return values
+
 
 if __name__ == "__main__":
     unittest.main()

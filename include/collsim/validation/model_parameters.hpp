@@ -11,6 +11,8 @@
 //     nic_efficiency: 0.93           # fraction of the NIC line rate that carries data
 //     launch_us: 8.4                 # once per collective and channel (NCCL's base latency)
 //     step_us: 3.4                   # before every message (NCCL's per-hop latency)
+//     simple_launch_us: 30           # launch_us and step_us of the Simple protocol alone
+//     simple_step_us: 0              #   (see below); -1: launch_us and step_us
 //     net_latency_us: 5.0            # added to every crossing of the inter-node network
 //     nvls_efficiency: 0.6           # NVLS reduction rate as a fraction of the GPUs' NVLink rate
 //     host_issue_us: 4.25            # CPU time to enqueue a collective on one GPU (host_issue.hpp)
@@ -28,6 +30,13 @@ struct ModelParameters {
   double net_latency_us = 0.0;    // added to every crossing of the network (NIC, proxy, switch)
   double nvls_efficiency = -1.0;  // NVLS engine rate / (GPUs * NVLink rate); -1: NCCL's (0.85 Hopper, 0.74 Blackwell)
   double host_issue_us = -1.0;    // per GPU a thread drives; -1: kHostIssueUsPerGpu (not fitted by calibrate)
+  // The Simple protocol's own fixed and per-round latency. Measured Simple rings cost what
+  // their wire bytes cost plus a fixed ~30 us, whatever their number of rounds (allreduce of S
+  // takes as long as allgather of 2S, with twice the rounds), where NCCL's tuning table says
+  // 8.4 us + 3.4 us per round; calibrate fits both on the Simple ring sizes of one-node logs.
+  // -1: launch_us and step_us.
+  double simple_launch_us = -1.0;
+  double simple_step_us = -1.0;
 };
 
 struct Calibration {
