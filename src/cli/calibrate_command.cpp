@@ -33,20 +33,19 @@ double median(std::vector<double> v) {
 // the link that limits it (NVLS engine, NVLink/PCIe inside a node, NICs across nodes); a
 // latency-bound one (< 64 KiB) the launch latency on one node, the network latency across nodes.
 
+// Allreduce passes the ring twice (reduce-scatter, then allgather), the others once.
+double ring_passes(const RunValidation& v) { return v.setup.collective == coll::Collective::Allreduce ? 2.0 : 1.0; }
 // Network crossings on the critical path of a latency-bound collective: a ring crosses
 // between nodes nodes-1 times per pass (allreduce makes two passes), a tree up and down its
 // depth, point-to-point once.
 double network_crossings(const RunValidation& v, const validation::SizeComparison& s) {
   const double nodes = v.setup.nodes;
   if (s.algorithm.rfind("double_binary_tree", 0) == 0) return 2 * std::ceil(std::log2(nodes));
-  if (s.algorithm.rfind("ring", 0) == 0)
-    return (v.setup.collective == coll::Collective::Allreduce ? 2 : 1) * (nodes - 1);
+  if (s.algorithm.rfind("ring", 0) == 0) return ring_passes(v) * (nodes - 1);
   return 1;
 }
-// Rounds of a one-node Simple ring: allreduce passes the ring twice, the others once.
-double ring_rounds(const RunValidation& v) {
-  return (v.setup.collective == coll::Collective::Allreduce ? 2.0 : 1.0) * (v.setup.ranks - 1);
-}
+// Rounds of a one-node ring: ranks - 1 per pass.
+double ring_rounds(const RunValidation& v) { return ring_passes(v) * (v.setup.ranks - 1); }
 bool simple_ring(const validation::SizeComparison& s) {
   return s.algorithm.rfind("ring Simple", 0) == 0;
 }
