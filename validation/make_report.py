@@ -33,7 +33,7 @@ LOGS = {
     "04": ("h100-efa", "dgx-h100", [], "AWS p5, 32x100G EFA; NVLSTree on 2 nodes emulated; training log for the EFA message latency (small sizes)."),
     "05": ("pcie-8gpu", None, [], "PCIe-only RTX 6000D; NIC speed not stated in the log (400G assumed). Uncalibrated."),
     "06": ("gb300-4gpu-rdma", None, [], "GB300 trays in separate NVLink domains; 800G NICs assumed. Uncalibrated."),
-    "09": ("dgx-a100", "dgx-a100", [], "Summary table (in-place busbw only): times derived from busbw."),
+    "09": ("dgx-a100", "dgx-a100", ["--gpus-per-thread", "8"], "Summary table (in-place busbw only): times derived from busbw. One process drives the 8 GPUs (the guide's NCCLBandwidth.py runs all_reduce_perf -g 8 in every version), hence --gpus-per-thread 8."),
     "10": ("dgx-a100", "dgx-a100", [], "sendrecv, one process with -g 8."),
     "11": ("dgx-spark", None, [], "Run B (FEC off) must be flagged as inconsistent with the preset."),
     "12": ("dgx-a100", "dgx-a100", [], "2 GPUs of an A100 box."),
@@ -47,7 +47,7 @@ LOGS = {
     "25": ("h100-4gpu-ib", "h100-4gpu-ib", [], "2 nodes x 4, 4x HDR; the 2 MiB row was cut by INFO lines and is rejoined."),
     "28": ("dgx-h100", "dgx-h100", ["--algo", "ring"], "NCCL_ALGO=RING, NVLS off: simulated with --algo ring."),
     "31": ("dgx-a100", "dgx-a100", [], "CoreWeave 2022, a poorly performing run per INDEX.md."),
-    "33": ("dgx-h100", "dgx-h100", [], "NCCL_ALGO=COLLNETCHAIN (SHARP in-network reduction), not modelled."),
+    "33": ("dgx-h100", "dgx-h100", ["--algo", "collnet_chain"], "NCCL_ALGO=COLLNETCHAIN (SHARP in-network reduction): simulated with --algo collnet_chain."),
     "34": ("gb200-nvl72", None, [], "128 ranks over 2 NVL72 racks (inferred); NVLS across racks not modelled."),
     "36": ("dgx-h100", "dgx-h100", [], "Unknown, much slower inter-node fabric (INDEX.md)."),
 }

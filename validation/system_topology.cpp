@@ -29,6 +29,11 @@ topo::Topology make_system_topology(const SystemPreset& p, std::uint32_t nodes, 
   const bool engines = scaling.nvls_engine && p.nvls;
   if (engines && !(scaling.nvls > 0)) throw std::invalid_argument("the NVLS efficiency must be positive");
   for (std::uint32_t n = 0; n < nodes && engines; ++n) t.add_node("nvls" + std::to_string(n), topo::NodeKind::Host, {}, n);
+  if (scaling.sharp_engines && (nodes < 2 || engines))
+    throw std::invalid_argument("SHARP aggregation needs at least 2 nodes and no NVLS engine");
+  // The aggregation of a rail has no server of its own: it is placed with the last node's.
+  for (std::uint32_t r = 0; r < p.nics_per_node && scaling.sharp_engines; ++r)
+    t.add_node("sharp" + std::to_string(r), topo::NodeKind::Host, {}, nodes - 1);
   const topo::NodeKind node_kind = p.intra == IntraNode::NvSwitch ? topo::NodeKind::NvSwitch : topo::NodeKind::Switch;
   const topo::LinkMedium medium = p.intra == IntraNode::Pcie ? topo::LinkMedium::Pcie : topo::LinkMedium::NvLink;
   std::vector<topo::NodeId> node_switch;
@@ -48,6 +53,9 @@ topo::Topology make_system_topology(const SystemPreset& p, std::uint32_t nodes, 
     for (topo::NodeId rail : rails)
       t.add_link(node_switch[n], rail, nic_bw,
                  nanoseconds(p.nic_latency_ns + (p.net_message_latency_us * 1000 + scaling.net_latency_ns) / 2));
+  for (std::uint32_t r = 0; r < rails.size() && scaling.sharp_engines; ++r)
+    t.add_link(t.host(nodes * gpn + r), rails[r], gbits(p.nic_gbits * scaling.nic * nodes),
+               nanoseconds(p.nic_latency_ns));
   return t;
 }
 

@@ -100,8 +100,11 @@ void add_validate_command(CLI::App& app) {
   cmd->add_option("--run", o->run, "Only this run of the file (0-based; default every run)");
   cmd->add_option("--ranks", o->request.ranks, "Ranks, when the log does not tell");
   cmd->add_option("--gpus-per-node", o->request.gpus_per_node, "GPUs per node (default: the device lines, else the preset)");
+  cmd->add_option("--gpus-per-thread", o->request.gpus_per_thread,
+                  "GPUs one nccl-tests thread drives (its -g), when the log does not print it (default: the header's nGpus, else 1)")
+      ->check(CLI::Range(1u, 72u));
   cmd->add_option("--channels", o->request.channels, "NCCL channels (default: the log's INFO lines, else the preset)");
-  cmd->add_option("--algo", o->request.algorithm, "Algorithm instead of NCCL's choice (e.g. ring for NCCL_ALGO=RING; nvls on one NVSwitch node)")
+  cmd->add_option("--algo", o->request.algorithm, "Algorithm instead of NCCL's choice (e.g. ring for NCCL_ALGO=RING; nvls on one NVSwitch node; collnet_chain for NCCL_ALGO=COLLNETCHAIN with SHARP)")
       ->capture_default_str();
   cmd->add_option("--proto", o->request.protocol, "Protocol instead of NCCL's choice: LL, LL128, Simple")->capture_default_str();
   cmd->add_option("--column", o->request.column, "Which measurement: out-of-place, in-place, auto")->capture_default_str();

@@ -10,6 +10,7 @@
 #include "collsim/collectives/spec.hpp"
 #include "collsim/collectives/tuning.hpp"
 #include "collsim/validation/host_issue.hpp"
+#include "collsim/validation/collnet_chain_allreduce.hpp"
 #include "collsim/validation/nvls_allreduce.hpp"
 #include "collsim/validation/bandwidth_formulas.hpp"
 
@@ -33,6 +34,8 @@ struct Lowered {
   coll::Plan plan;
   goal::Schedule schedule;
   std::uint32_t mtu = 4096;
+  // Bytes a switch must hold from one ingress before it pauses it, at least (0: the default).
+  std::uint64_t min_xoff_bytes = 0;
 };
 
 coll::CollectiveSpec base_spec(const ValidationSetup& s, const ValidationRequest& r, std::uint64_t bytes) {
@@ -66,6 +69,13 @@ bool nvls_possible(const ValidationSetup& s) {
   return s.preset.nvls && s.nodes <= 2 && full_nodes && s.collective == coll::Collective::Allreduce;
 }
 
+// CollNetChain (SHARP) on two or more full nodes: only when asked for, as NCCL runs CollNet
+// only with NCCL_COLLNET_ENABLE=1 and a SHARP-capable network.
+bool collnet_chain_possible(const ValidationSetup& s) {
+  const bool full_nodes = s.ranks == s.nodes * s.gpus_per_node;
+  return s.nodes >= 2 && full_nodes && s.preset.nics_per_node > 0 && s.collective == coll::Collective::Allreduce;
+}
+
 // NCCL picks NVLS when its model says it is faster than the best ring/tree choice.
 bool nvls_chosen(const ValidationSetup& s, const ValidationRequest& r, const coll::Plan& plan) {
   if (!nvls_possible(s)) return false;
@@ -95,19 +105,51 @@ Lowered lower_nvls(const ValidationSetup& s, const ValidationRequest& r, const c
   return {shown, validation::make_nvls_allreduce(a), mtu_for(a.chunk_bytes)};
 }
 
-// What NCCL runs at one size: the tuning's algorithm and protocol, or NVLS.
+Lowered lower_collnet_chain(const ValidationSetup& s, const ValidationRequest& r, const coll::Plan& plan) {
+  validation::CollNetChainAllreduce a;
+  a.gpus = s.gpus_per_node;
+  a.nodes = s.nodes;
+  a.rails = s.preset.nics_per_node;
+  a.bytes = plan.bytes;
+  a.channels = s.channels;
+  // A chunk climbs gpus - 1 NVLink hops, crosses the network twice and comes back down: like
+  // a tree's pipeline, 16 chunks per hop keep filling and draining it small.
+  const std::uint64_t per_channel = std::max<std::uint64_t>(1, plan.bytes / s.channels);
+  const std::uint64_t pieces = 16 * (2 * (s.gpus_per_node - 1) + 2);
+  a.chunk_bytes = std::max<std::uint64_t>(128 * 1024, (per_channel / pieces + 4095) / 4096 * 4096);
+  a.launch_ns = r.parameters.launch_us >= 0 ? std::llround(r.parameters.launch_us * 1000) : plan.launch_ns;
+  coll::Plan shown = plan;
+  shown.algorithm = "collnet_chain";
+  shown.protocol = coll::Protocol::Simple;
+  shown.channels = s.channels;
+  // A head hands its window of chunks to its NIC at NVLink speed; a real NIC reads them from
+  // the GPU's memory (GPUDirect RDMA) and never holds up the GPU's NVLink traffic. Our NICs
+  // hang off the node switch, so the switch buffers that window instead of pausing the head's
+  // NVLink port, which would stall its chain too (8% slower at 256 MiB on 12 x 8 H100).
+  const std::uint64_t heads_per_gpu = (s.channels + s.gpus_per_node - 1) / s.gpus_per_node;
+  const std::uint32_t mtu = mtu_for(a.chunk_bytes);
+  const std::uint64_t window = heads_per_gpu * a.in_flight * a.chunk_bytes;
+  return {shown, validation::make_collnet_chain_allreduce(a), mtu, window + window / 64 + 256 * 1024};
+}
+
+// What NCCL runs at one size: the tuning's algorithm and protocol, NVLS or CollNetChain.
 struct Choice {
   bool nvls = false;
+  bool collnet_chain = false;
   std::string algorithm;
   coll::Protocol protocol = coll::Protocol::Simple;
-  std::string key() const { return nvls ? "nvls" : algorithm + "/" + std::string(coll::to_string(protocol)); }
+  std::string key() const {
+    return nvls ? "nvls" : collnet_chain ? "collnet_chain" : algorithm + "/" + std::string(coll::to_string(protocol));
+  }
 };
 
 Choice choose(const ValidationSetup& s, const ValidationRequest& r, std::uint64_t bytes) {
+  // CollNet runs Simple only (NCCL's LL and LL128 bandwidths for it are 0).
+  if (r.algorithm == "collnet_chain") return {false, true, "collnet_chain", coll::Protocol::Simple};
   coll::CollectiveSpec spec = base_spec(s, r, bytes);
   if (r.algorithm == "nvls") spec.algorithm = "auto";
   const coll::Plan plan = coll::make_plan(spec);
-  if (nvls_chosen(s, r, plan)) return {true, "nvls", coll::Protocol::Simple};
+  if (nvls_chosen(s, r, plan)) return {true, false, "nvls", coll::Protocol::Simple};
   // NCCL_ALGO fixes the algorithm only: NCCL still tunes the protocol by size (log 28 runs
   // LL at small sizes under NCCL_ALGO=RING). Candidates come from the "auto" plan, whose
   // channels are the request's (a fixed tree's plan has them doubled already).
@@ -115,17 +157,17 @@ Choice choose(const ValidationSetup& s, const ValidationRequest& r, std::uint64_
     coll::CollectiveSpec tuned = spec;
     tuned.algorithm = "auto";
     if (const auto proto = coll::tuned_protocol(coll::make_plan(tuned), plan.algorithm))
-      return {false, plan.algorithm, *proto};
+      return {false, false, plan.algorithm, *proto};
   }
-  return {false, plan.algorithm, plan.protocol};
+  return {false, false, plan.algorithm, plan.protocol};
 }
 
 Lowered lower(const ValidationSetup& s, const ValidationRequest& r, std::uint64_t bytes, const Choice& choice) {
   coll::CollectiveSpec spec = base_spec(s, r, bytes);
-  if (choice.nvls) {
+  if (choice.nvls || choice.collnet_chain) {
     spec.algorithm = "auto";
     spec.protocol = coll::Protocol::Simple;
-    return lower_nvls(s, r, coll::make_plan(spec));
+    return choice.nvls ? lower_nvls(s, r, coll::make_plan(spec)) : lower_collnet_chain(s, r, coll::make_plan(spec));
   }
   spec.algorithm = choice.algorithm;
   spec.protocol = choice.protocol;
@@ -162,6 +204,34 @@ Lowered lower(const ValidationSetup& s, const ValidationRequest& r, std::uint64_
   }
   const std::uint32_t mtu = mtu_for(plan.chunk_bytes);
   return {std::move(plan), std::move(schedule), mtu};
+}
+
+// No rank can send or receive its bytes faster than its one link carries them (with each
+// packet's header): a lower bound on the schedule's time, in µs, that grows linearly with
+// the size. Extrapolation uses it as the least time a byte can add: two sizes simulated where
+// latency still dominates (a ring over 128 ranks at 64 and 128 MiB) grow by less than their
+// bytes, and a line through them would run faster than the links.
+double wire_floor_us(const goal::Schedule& schedule, const topo::Topology& topology, std::uint32_t mtu) {
+  std::vector<std::uint64_t> out(schedule.num_ranks()), in(schedule.num_ranks());
+  for (goal::RankId r = 0; r < schedule.num_ranks(); ++r) {
+    const goal::RankOps ops = schedule.rank(r);
+    for (goal::LocalOp i = 0; i < ops.num_ops(); ++i) {
+      if (ops.kind(i) != goal::OpKind::Send) continue;
+      out[r] += ops.size(i);
+      if (ops.peer(i) < in.size()) in[ops.peer(i)] += ops.size(i);
+    }
+  }
+  double floor_us = 0;
+  const double header_share = 1.0 + static_cast<double>(mtu / 64) / mtu;
+  for (goal::RankId r = 0; r < schedule.num_ranks() && r < topology.num_hosts(); ++r) {
+    const std::vector<topo::Port>& ports = topology.ports(topology.host(r));
+    if (ports.empty()) continue;
+    const double bps = static_cast<double>(topology.link(ports.front().link).bandwidth.bps());
+    if (bps <= 0) continue;
+    const double bytes = static_cast<double>(std::max(out[r], in[r])) * header_share;
+    floor_us = std::max(floor_us, bytes * 8.0 / bps * 1e6);
+  }
+  return floor_us;
 }
 
 // The largest size simulated packet by packet: every rank puts about factor * size bytes on
@@ -233,8 +303,21 @@ ValidationSetup resolve_setup(const validation::TestRun& run, const ValidationRe
     s.channels_source = "preset";
   }
   s.channels = std::min<std::uint32_t>(s.channels, 64);
-  s.gpus_per_thread = std::max<std::uint32_t>(1, facts.gpus_per_thread);
-  s.gpus_per_thread_source = facts.gpus_per_thread != 0 ? facts.gpus_per_thread_source : "not printed (1 assumed)";
+  if (request.gpus_per_thread != 0) {
+    if (facts.gpus_per_thread != 0 && facts.gpus_per_thread != request.gpus_per_thread)
+      throw CLI::ValidationError("--gpus-per-thread", "the log says " + std::to_string(facts.gpus_per_thread) +
+                                                          " GPUs per thread (" + facts.gpus_per_thread_source + "), not " +
+                                                          std::to_string(request.gpus_per_thread));
+    if (request.gpus_per_thread > s.gpus_per_node)
+      throw CLI::ValidationError("--gpus-per-thread", "one nccl-tests thread drives GPUs of one node: at most " +
+                                                          std::to_string(s.gpus_per_node) + ", not " +
+                                                          std::to_string(request.gpus_per_thread));
+    s.gpus_per_thread = request.gpus_per_thread;
+    s.gpus_per_thread_source = "--gpus-per-thread";
+  } else {
+    s.gpus_per_thread = std::max<std::uint32_t>(1, facts.gpus_per_thread);
+    s.gpus_per_thread_source = facts.gpus_per_thread != 0 ? facts.gpus_per_thread_source : "not printed (1 assumed)";
+  }
   const bool has_out = std::any_of(run.rows.begin(), run.rows.end(), [](const auto& r) { return r.out_of_place.has_value(); });
   s.in_place = request.column == "in-place" || (request.column == "auto" && !has_out);
   return s;
@@ -246,6 +329,10 @@ RunValidation validate_run(const validation::TestRun& log_run, std::size_t run_i
   if (request.algorithm == "nvls" && !nvls_possible(setup))
     throw CLI::ValidationError("--algo", "nvls is emulated only for allreduce on one or two full nodes of a preset with NVLS (" +
                                              setup.preset.name + ", " + std::to_string(setup.nodes) + " node(s))");
+  if (request.algorithm == "collnet_chain" && !collnet_chain_possible(setup))
+    throw CLI::ValidationError("--algo", "collnet_chain is emulated only for allreduce on two or more full nodes (" +
+                                             std::to_string(setup.nodes) + " node(s), " + std::to_string(setup.ranks) +
+                                             " ranks)");
   validation::TestRun run = log_run;
   validation::derive_summary_times(run, setup.collective, setup.ranks);
   RunValidation out;
@@ -253,7 +340,8 @@ RunValidation validate_run(const validation::TestRun& log_run, std::size_t run_i
   out.setup = setup;
   out.findings = validation::check_consistency(run, setup.collective, setup.ranks);
   validation::LinkScaling scaling{request.parameters.gpu_link_efficiency, request.parameters.nic_efficiency};
-  scaling.nvls_engine = nvls_possible(setup);
+  scaling.sharp_engines = request.algorithm == "collnet_chain";
+  scaling.nvls_engine = nvls_possible(setup) && !scaling.sharp_engines;
   scaling.net_latency_ns = request.parameters.net_latency_us * 1000;
   scaling.nvls = request.parameters.nvls_efficiency > 0 ? request.parameters.nvls_efficiency
                  : setup.preset.arch == coll::GpuArch::Blackwell ? 0.74
@@ -273,6 +361,7 @@ RunValidation validate_run(const validation::TestRun& log_run, std::size_t run_i
     std::uint64_t events = 0;
     double wall_s = 0;
     std::string description;
+    double wire_floor_us = 0;
   };
   std::map<std::pair<std::uint64_t, std::string>, std::optional<Simulated>> cache;
   auto simulate_at = [&](std::uint64_t bytes, const Choice& choice) -> std::optional<Simulated> {
@@ -288,8 +377,9 @@ RunValidation validate_run(const validation::TestRun& log_run, std::size_t run_i
     // default 4 KiB MTU (with 32 KiB packets a 256 KiB xoff is 8 packets, and PFC pauses, not
     // links, set the pace: NVLSTree on log 04 lost half its bandwidth to them).
     const std::uint64_t scale = lowered.mtu / 4096;
-    o.fabric.set.push_back("pfc_xoff_bytes=" + std::to_string(scale * 256 * 1024));
-    o.fabric.set.push_back("pfc_xon_bytes=" + std::to_string(scale * 128 * 1024));
+    const std::uint64_t xoff = std::max<std::uint64_t>(scale * 256 * 1024, lowered.min_xoff_bytes);
+    o.fabric.set.push_back("pfc_xoff_bytes=" + std::to_string(xoff));
+    o.fabric.set.push_back("pfc_xon_bytes=" + std::to_string(xoff / 2));
     o.fabric.set.push_back("ecn_kmin_bytes=" + std::to_string(scale * 100 * 1024));
     o.fabric.set.push_back("ecn_kmax_bytes=" + std::to_string(scale * 400 * 1024));
     if (o.fabric.routing.empty()) o.fabric.routing = "spray";
@@ -305,7 +395,7 @@ RunValidation validate_run(const validation::TestRun& log_run, std::size_t run_i
                                  std::to_string(sim->result.ops_total) + " ops)");
       result = Simulated{static_cast<double>(sim->result.makespan_ps) / 1e6, sim->stats.events,
                          std::chrono::duration<double>(std::chrono::steady_clock::now() - ts).count(),
-                         describe(lowered.plan)};
+                         describe(lowered.plan), wire_floor_us(lowered.schedule, topology, lowered.mtu)};
     }
     cache[key] = result;
     if (watch) watch->advance(0, sim ? sim->stats.events : 0);
@@ -344,11 +434,15 @@ RunValidation validate_run(const validation::TestRun& log_run, std::size_t run_i
       c.events = sim->events;
     } else {
       // Too many packets: the same algorithm at cap/2 and cap, and the line through them
-      // (sizes this large are bandwidth-bound, where time is linear in size).
+      // (sizes this large are bandwidth-bound, where time is linear in size), but no byte
+      // added faster than the busiest link carries it (wire_floor_us).
       const std::optional<Simulated> a = simulate_at(cap / 2, choice), b = simulate_at(cap, choice);
       if (!a || !b) continue;
-      c.simulated_us = b->us + static_cast<double>(row.size - cap) * (b->us - a->us) / static_cast<double>(cap / 2);
+      const double measured_slope = (b->us - a->us) / static_cast<double>(cap / 2);
+      const double floor_slope = b->wire_floor_us / static_cast<double>(cap);
+      c.simulated_us = b->us + static_cast<double>(row.size - cap) * std::max(measured_slope, floor_slope);
       c.algorithm = b->description + ", extrapolated from " + format_byte_size(cap / 2) + " and " + format_byte_size(cap);
+      if (floor_slope > measured_slope) c.algorithm += " at the busiest link's rate";
     }
     c.simulated_us = validation::nccl_tests_iteration_us(c.simulated_us, setup.gpus_per_thread, host_issue_us);
     c.bytes = row.size;

@@ -27,6 +27,7 @@ struct ValidationRequest {
   std::uint32_t ranks_if_unknown = 0;   // used only when the log does not tell
   std::uint32_t gpus_per_node = 0;
   std::uint32_t channels = 0;
+  std::uint32_t gpus_per_thread = 0;    // nccl-tests' -g, when the log does not print it
   std::string algorithm = "auto";
   std::string protocol = "auto";
   std::string column = "auto";          // out-of-place, in-place, auto (out-of-place if printed)

@@ -135,6 +135,58 @@ class Validate(unittest.TestCase):
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertLess(json.loads(r.stdout)["sizes"][0]["simulated_us"], 25.0)
 
+    def test_collnet_chain_is_bound_by_the_chain_on_nvlink(self):
+        # Log 33: 12 nodes x 8 H100, NCCL_ALGO=COLLNETCHAIN. Per channel every GPU but the
+        # chain's tail sends its share up and down the chain (the head up to the network), and
+        # chains rotate over the 8 GPUs: a GPU sends S * (2 - 1/8) = 1.875 S over its NVLink.
+        # At 0.8 of 450 GB/s, with 64 of every 65 bytes data, 512 MiB needs at least
+        # 1.875 * 2^29 B / (360 GB/s * 64/65) = 2839.6 us; the 8x 400G NICs carry only S per
+        # node and are not the limit. The pipeline's fill and latency add a few percent.
+        with tempfile.TemporaryDirectory() as d:
+            cal = os.path.join(d, "cal.yaml")
+            with open(cal, "w") as f:
+                f.write("system: dgx-h100\nparameters:\n  gpu_link_efficiency: 0.8\n")
+            r = collsim("validate", log("33"), "--system", "dgx-h100", "--algo", "collnet_chain", "--max-bytes",
+                        "512MiB", "--json", "--calibration", cal)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        size = json.loads(r.stdout)["sizes"][0]
+        self.assertTrue(size["algorithm"].startswith("collnet_chain Simple x24"), size["algorithm"])
+        bound = 1.875 * 2**29 / (360e9 * 64 / 65) * 1e6
+        self.assertGreaterEqual(size["simulated_us"], bound)
+        self.assertLess(size["simulated_us"], 1.08 * bound)
+        r = collsim("validate", log("17"), "--run", "0", "--algo", "collnet_chain")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("collnet_chain is emulated only for allreduce on two or more full nodes", r.stderr)
+
+    def test_gpus_per_thread_when_the_log_does_not_print_it(self):
+        # Log 09 is a summary table without a header; one process drove the 8 GPUs. Its small
+        # sizes then sit at 8 x 4.25 us of enqueueing per iteration.
+        r = collsim("validate", log("09"), "--system", "dgx-a100", "--gpus-per-thread", "8", "--max-bytes", "4096",
+                    "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        j = json.loads(r.stdout)
+        self.assertEqual(j["runs"][0]["gpus_per_thread"], 8)
+        self.assertEqual(len(j["sizes"]), 3)
+        for s in j["sizes"]:
+            self.assertAlmostEqual(s["simulated_us"], 34.0, places=6)
+        # Log 28's header says nGpus 8: a different -g is refused.
+        r = collsim("validate", log("28"), "--gpus-per-thread", "4")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("the log says 8 GPUs per thread (header nGpus), not 4", r.stderr)
+
+    def test_extrapolation_never_outruns_the_links(self):
+        # Log 34: 128 GB200 ranks; 16 GiB is extrapolated from 64 and 128 MiB, where a ring of
+        # 128 ranks is still mostly latency. A ring's busbw is each GPU's wire rate, so it
+        # cannot pass the 900 GB/s NVLink's 64/65 data share (it came out at 4900 GB/s before
+        # extrapolation was held to the busiest link's rate).
+        r = collsim("validate", log("34"), "--system", "gb200-nvl72", "--min-bytes", "16GiB", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        size = json.loads(r.stdout)["sizes"][0]
+        self.assertTrue(size["algorithm"].startswith("ring Simple"), size["algorithm"])
+        self.assertIn("at the busiest link's rate", size["algorithm"])
+        self.assertLessEqual(size["simulated_busbw"], 900 * 64 / 65)
+        self.assertGreater(size["simulated_busbw"], 0.9 * 900 * 64 / 65)
+
     def test_list_systems(self):
         r = collsim("validate", "--list-systems")
         self.assertEqual(r.returncode, 0, r.stderr)

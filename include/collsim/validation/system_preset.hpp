@@ -69,6 +69,10 @@ struct LinkScaling {
   // link rate times nvls (see nvls_allreduce.hpp).
   bool nvls_engine = false;
   double nvls = 0.85;
+  // With SHARP aggregation (multi-node only, not with an NVLS engine): host "sharp<r>" on rail
+  // switch r, after all GPUs (host index nodes*gpus_per_node + r), linked at the NIC rate
+  // times the number of nodes (see collnet_chain_allreduce.hpp).
+  bool sharp_engines = false;
   // Added to every crossing of the network (half to each of its two NIC links), ns.
   double net_latency_ns = 0;
 };
