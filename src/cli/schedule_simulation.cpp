@@ -226,6 +226,7 @@ void report_incomplete(const exec::RunResult& r) {
   constexpr std::size_t kShown = 1000;
   std::cerr << "collsim: the run did not complete: " << r.ops_total - r.ops_completed << " op(s) never finished, "
             << r.unmatched.size() << " message(s) never received\n";
+  if (!r.pfc_deadlock.empty()) std::cerr << "  PFC deadlock, a cycle of paused ports: " << r.pfc_deadlock << "\n";
   for (std::size_t i = 0; i < r.blocked.size() && i < kShown; ++i) std::cerr << "  blocked   " << r.blocked[i] << "\n";
   if (r.blocked.size() > kShown)
     std::cerr << "  ... and " << r.blocked.size() - kShown << " more blocked ops (all in --summary)\n";

@@ -120,7 +120,9 @@ FabricRun run_apps(const topo::Topology& topology, const net::FabricParams& fabr
   run.link_bytes = fabric.link_bytes();
   // The counter reads this fabric's hosts, which end here.
   if (options.monitor) options.monitor->set_work_counter({});
+  std::string deadlock = fabric.pfc_deadlock();  // collective: every simulator rank asks
   after(fabric, run);
+  run.result.pfc_deadlock = std::move(deadlock);
   return run;
 }
 

@@ -161,7 +161,7 @@ std::string Fabric::pfc_deadlock() {
   std::string text;
   for (const auto& [node, port] : cycle) text += topology_.node(node).name + " port " + std::to_string(port) + " -> ";
   text += topology_.node(cycle.front().first).name + " port " + std::to_string(cycle.front().second);
-  logging::logger("net").warn("PFC deadlock: a cycle of paused ports: {}", text);
+  // No log line here: the caller reports it once, with the run that stalled on it.
   return text;
 }
 

@@ -185,6 +185,42 @@ TEST(FabricExecutor, ADeadlockIsReportedOpByOp) {
   EXPECT_EQ(r.ops_completed, 0u);
 }
 
+TEST(FabricExecutor, APfcDeadlockIsNamedWithTheRunThatStalledOnIt) {
+  // A ring of 5 switches, host i on switch i; rank i sends 8 MiB to rank i+2, two ring hops
+  // clockwise (the shortest way). With PFC thresholds of a few packets every ring port ends
+  // up paused by the next one (see tests/net/pfc_deadlock_test.cpp), and the run stalls.
+  topo::Topology t;
+  for (std::uint32_t i = 0; i < 5; ++i) t.add_node("h" + std::to_string(i), topo::NodeKind::Host);
+  std::vector<topo::NodeId> sw;
+  for (std::uint32_t i = 0; i < 5; ++i) sw.push_back(t.add_node("s" + std::to_string(i), topo::NodeKind::Switch));
+  for (std::uint32_t i = 0; i < 5; ++i) t.add_link(t.host(i), sw[i], Bandwidth::gbps(100), pdes::SimTime::ns(500));
+  for (std::uint32_t i = 0; i < 5; ++i) t.add_link(sw[i], sw[(i + 1) % 5], Bandwidth::gbps(100), pdes::SimTime::ns(500));
+  goal::ScheduleBuilder b(5);
+  for (goal::RankId r = 0; r < 5; ++r) {
+    b.begin_rank(r);
+    b.add(goal::Op::send(8 << 20, (r + 2) % 5));
+    b.add(goal::Op::recv(8 << 20, (r + 3) % 5));
+    b.end_rank();
+  }
+  net::FabricParams p;
+  p.pfc_xoff_bytes = 3 * 4160;
+  p.pfc_xon_bytes = 2 * 4160;
+  p.ecn = false;
+  auto transport = pdes::make_local_transport();
+  const goal::Schedule s = b.finish();
+  const RunResult r = run_on_fabric(t, p, *transport, net::FabricOptions{}, s,
+                                    make_placement(PlacementMethod::Linear, 5, 5), PacketHostParams{})
+                          .result;
+  EXPECT_FALSE(r.complete);
+  // "sX port P -> sY port Q -> ... -> sX port P": switches only, back to where it began.
+  ASSERT_FALSE(r.pfc_deadlock.empty());
+  EXPECT_EQ(r.pfc_deadlock.find('h'), std::string::npos) << r.pfc_deadlock;
+  const auto first = r.pfc_deadlock.substr(0, r.pfc_deadlock.find(" -> "));
+  EXPECT_EQ(r.pfc_deadlock.substr(r.pfc_deadlock.rfind(" -> ") + 4), first) << r.pfc_deadlock;
+  // A run that completes names none.
+  EXPECT_TRUE(run(ping_pong(1 << 20), 2).pfc_deadlock.empty());
+}
+
 TEST(FabricExecutor, AMessageNobodyReceivesIsReported) {
   goal::ScheduleBuilder b(2);
   b.begin_rank(0);

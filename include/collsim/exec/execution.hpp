@@ -77,6 +77,7 @@ struct RunResult {
   double events_per_s = 0;
   std::vector<std::string> blocked;   // one line per op that never finished
   std::vector<std::string> unmatched; // one line per message nobody received
+  std::string pfc_deadlock;           // packet mode, on rank 0: the cycle of paused ports the run stalled on
   std::vector<OpTime> op_times;       // when asked for, ordered by rank and op
   std::vector<MessageFlow> flows;     // when asked for, ordered by start, then source host
 };
