@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang and runs each for a bounded time
 # (default 60 s each; --seconds N to change). Exits non-zero on the first crash.
-# Seeds: the example schedules, and the same converted to both binary forms.
+# Seeds: the example schedules, and the same converted to both binary forms; the nccl-tests
+# logs of validation/ and the NCCL debug logs of the replay tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=60
@@ -10,10 +11,13 @@ bash scripts/setup.sh
 cmake --preset release >/dev/null
 cmake --build --preset release --target collsim
 cmake --preset fuzz -DCOLLSIM_WERROR=ON >/dev/null
-cmake --build --preset fuzz --target fuzz_goal_text fuzz_loggopsim_binary fuzz_goalb
+cmake --build --preset fuzz --target fuzz_goal_text fuzz_loggopsim_binary fuzz_goalb fuzz_nccl_tests_log fuzz_nccl_debug_log
 
 seeds=build/fuzz/seeds
-mkdir -p "$seeds/fuzz_goal_text" "$seeds/fuzz_loggopsim_binary" "$seeds/fuzz_goalb"
+mkdir -p "$seeds/fuzz_goal_text" "$seeds/fuzz_loggopsim_binary" "$seeds/fuzz_goalb" "$seeds/fuzz_nccl_tests_log" \
+  "$seeds/fuzz_nccl_debug_log"
+cp validation/logs/*.log "$seeds/fuzz_nccl_tests_log/"
+cp tests/data/traces/nccl/*.log validation/logs/12_*.log validation/logs/25_*.log "$seeds/fuzz_nccl_debug_log/"
 cp goal/examples/*.goal tests/data/goal/invalid/*.goal "$seeds/fuzz_goal_text/"
 for f in goal/examples/*.goal; do
   name=$(basename "$f" .goal)
@@ -21,7 +25,7 @@ for f in goal/examples/*.goal; do
   ./build/release/collsim goal convert "$f" "$seeds/fuzz_goalb/$name.goalb" 2>/dev/null
 done
 
-for target in fuzz_goal_text fuzz_loggopsim_binary fuzz_goalb; do
+for target in fuzz_goal_text fuzz_loggopsim_binary fuzz_goalb fuzz_nccl_tests_log fuzz_nccl_debug_log; do
   corpus="build/fuzz/corpus/$target"
   mkdir -p "$corpus"
   echo "== $target for ${seconds}s"

@@ -48,7 +48,7 @@ LOGS = {
     "28": ("dgx-h100", "dgx-h100", ["--algo", "ring"], "NCCL_ALGO=RING, NVLS off: simulated with --algo ring."),
     "31": ("dgx-a100", "dgx-a100", [], "CoreWeave 2022, a poorly performing run per INDEX.md."),
     "33": ("dgx-h100", "dgx-h100", ["--algo", "collnet_chain"], "NCCL_ALGO=COLLNETCHAIN (SHARP in-network reduction): simulated with --algo collnet_chain."),
-    "34": ("gb200-nvl72", None, [], "128 ranks over 2 NVL72 racks (inferred); NVLS across racks not modelled."),
+    "34": ("gb200-nvl72", None, ["--max-packets", "8000000"], "128 ranks over 2 NVL72 racks (inferred); NVLS across racks not modelled. Uncalibrated. 8 M packets per size: below 256 MiB a ring of 128 ranks is still mostly per-step latency, too early to extrapolate from."),
     "36": ("dgx-h100", "dgx-h100", [], "Unknown, much slower inter-node fabric (INDEX.md)."),
 }
 
@@ -121,8 +121,37 @@ DISCUSSION = """## What the errors say
   60-214%): the old chain's slowness had hidden EFA's per-message costs (proxy, SRD) that the
   model has only as one latency per crossing; 04 (training) goes from 7.1% to 16.5% at >= 1 MiB
   and 03 from 42% to 63%, 31 (flagged) from 117% to 241%. The rotation is its own commit.
-- **Not modelled**: NVLS/NVLSTree across NVL72 racks or on more than 2 nodes, and SHARP
-  (CollNetChain): logs 14, 19, 33, 34. Log 19's sendrecv and both runs of log 36 (a thin
+- **CollNetChain (SHARP) is emulated** (`--algo collnet_chain`, log 33: NCCL_ALGO=COLLNETCHAIN on
+  12 x 8 H100): per channel a chain of the node's GPUs over NVLink, whose head hands the node's
+  sum to an aggregation rank on its rail switch, which returns the total of all nodes; the chain
+  rotates over the GPUs from channel to channel. A GPU then sends 1.875 S over its NVLink (S up
+  and S down the chain, less the tail's share), so at the NVLink efficiency fitted on log 17
+  (0.796) the chain is bound at 374 GB/s busbw (450 x 0.796 x 64/65 / 1.875 x 1.979) and
+  simulated at 369-371, where 356-387 were measured: 33 goes from 13.0% (simulated as trees)
+  to 3.3%. Our NICs hang off the node switch, so a head
+  would push its window of chunks to the NIC over its NVLink port, and the PFC pauses of that
+  backlog stalled its chain too (8% at 256 MiB); the switch now holds that window, as a real
+  NIC reads it from GPU memory.
+- **Extrapolated sizes no longer outrun the links.** Sizes above the packet budget are the line
+  through two simulated sizes; with many ranks those sizes can still be mostly per-step latency
+  (a ring over 128 GB200 ranks at 64 and 128 MiB), and the line then ran faster than any link:
+  log 34 reached 4900 GB/s busbw at 16 GiB on 900 GB/s NVLink. No byte may now be added faster
+  than the busiest host link carries it (each rank's bytes sent or received over its one link),
+  which takes 19 from 48% to 19% and 34 from 199% to 10%. The other way round, a line through
+  sizes where each step's latency still grows with the size runs too slow (34's LL128 ring at 2
+  GiB: 475 GB/s against 680 measured), so 34 is simulated up to 512 MiB (`--max-packets 8M`),
+  where its error is one sign throughout: 4-18% too fast, the NVLink efficiency that no GB200
+  training log fits.
+- **Log 09 was run by one process driving 8 GPUs** (the Azure guide's `NCCLBandwidth.py` runs
+  `all_reduce_perf -g 8` in every version), which the summary table does not print:
+  `--gpus-per-thread 8` puts the 8 x 4.25 us enqueueing floor under its small sizes (139% ->
+  ~29%). The floor measured there is ~45 us, 5.6 us per GPU on that AMD EPYC 7V12 host against
+  the 4.25 fitted on log 22's; no A100 training log has a host floor to fit. Its large sizes
+  reach 231 GB/s busbw where the dgx-a100 calibration (2-GPU log 12, 195 GB/s, and log 10's
+  sendrecv agrees) gives 188: two A100 machines that differ by 18%, which no model parameter
+  explains.
+- **Not modelled**: NVLS/NVLSTree across NVL72 racks or on more than 2 nodes (logs 14, 34), and
+  CollNetDirect. Log 19's sendrecv and both runs of log 36 (a thin
   inter-node pipe per INDEX.md) are flagged as inconsistent with the preset, as is log 11 run B
   (FEC off), which reaches ~11% of what the DGX Spark preset gives."""
 
