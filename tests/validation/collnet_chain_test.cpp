@@ -3,6 +3,7 @@
 
 #include <map>
 #include <stdexcept>
+#include <vector>
 
 #include "collsim/validation/collnet_chain_allreduce.hpp"
 
@@ -73,21 +74,16 @@ TEST(CollNetChainAllreduce, OneGpuPerNodeIsAHeadWithoutAChain) {
 }
 
 TEST(CollNetChainAllreduce, RejectsWhatItCannotEmulate) {
-  CollNetChainAllreduce a = small();
-  a.nodes = 1;
-  EXPECT_THROW(make_collnet_chain_allreduce(a), std::invalid_argument);
-  a = small();
-  a.rails = 0;
-  EXPECT_THROW(make_collnet_chain_allreduce(a), std::invalid_argument);
-  a = small();
-  a.channels = 0;
-  EXPECT_THROW(make_collnet_chain_allreduce(a), std::invalid_argument);
-  a = small();
-  a.chunk_bytes = 0;
-  EXPECT_THROW(make_collnet_chain_allreduce(a), std::invalid_argument);
-  a = small();
-  a.gpus = 0;
-  EXPECT_THROW(make_collnet_chain_allreduce(a), std::invalid_argument);
+  const std::vector<void (*)(CollNetChainAllreduce&)> breakages = {
+      [](CollNetChainAllreduce& a) { a.nodes = 1; },       [](CollNetChainAllreduce& a) { a.rails = 0; },
+      [](CollNetChainAllreduce& a) { a.channels = 0; },    [](CollNetChainAllreduce& a) { a.channels = 256; },
+      [](CollNetChainAllreduce& a) { a.chunk_bytes = 0; }, [](CollNetChainAllreduce& a) { a.in_flight = 0; },
+      [](CollNetChainAllreduce& a) { a.gpus = 0; }};
+  for (auto breakage : breakages) {
+    CollNetChainAllreduce a = small();
+    breakage(a);
+    EXPECT_THROW(make_collnet_chain_allreduce(a), std::invalid_argument);
+  }
 }
 
 }  // namespace
