@@ -139,7 +139,8 @@ DISCUSSION = """## What the errors say
   than the busiest host link carries it (each rank's bytes sent or received over its one link),
   which takes 19 from 48% to 19% and 34 from 199% to 10%. The other way round, a line through
   sizes where each step's latency still grows with the size runs too slow (34's LL128 ring at 2
-  GiB: 475 GB/s against 680 measured), so 34 is simulated up to 512 MiB (`--max-packets 8M`),
+  GiB: 475 GB/s against 680 measured; validate now marks such sizes "not yet linear" when the
+  slope below differs by more than 20%), so 34 is simulated up to 512 MiB (`--max-packets 8M`),
   where its error is one sign throughout: 4-18% too fast, the NVLink efficiency that no GB200
   training log fits.
 - **Log 09 was run by one process driving 8 GPUs** (the Azure guide's `NCCLBandwidth.py` runs

@@ -443,6 +443,16 @@ RunValidation validate_run(const validation::TestRun& log_run, std::size_t run_i
       c.simulated_us = b->us + static_cast<double>(row.size - cap) * std::max(measured_slope, floor_slope);
       c.algorithm = b->description + ", extrapolated from " + format_byte_size(cap / 2) + " and " + format_byte_size(cap);
       if (floor_slope > measured_slope) c.algorithm += " at the busiest link's rate";
+      // A line is only as good as the time is linear there: the slope below cap/2 should be
+      // the same. When it is not (each step's latency still grows with the size, or latency
+      // still hides the bytes), the output says so, and --max-packets can move the line up.
+      if (const std::optional<Simulated> q = simulate_at(cap / 4, choice)) {
+        const double lower_slope = (a->us - q->us) / static_cast<double>(cap / 4);
+        const double change = lower_slope > 0 ? measured_slope / lower_slope - 1 : 1.0;
+        if (std::fabs(change) > 0.2)
+          c.algorithm += " (not yet linear: the slope changed by " + std::to_string(std::lround(100 * change)) +
+                         "% from the halves below; raise --max-packets)";
+      }
     }
     c.simulated_us = validation::nccl_tests_iteration_us(c.simulated_us, setup.gpus_per_thread, host_issue_us);
     c.bytes = row.size;

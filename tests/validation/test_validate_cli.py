@@ -179,13 +179,21 @@ class Validate(unittest.TestCase):
         # 128 ranks is still mostly latency. A ring's busbw is each GPU's wire rate, so it
         # cannot pass the 900 GB/s NVLink's 64/65 data share (it came out at 4900 GB/s before
         # extrapolation was held to the busiest link's rate).
-        r = collsim("validate", log("34"), "--system", "gb200-nvl72", "--min-bytes", "16GiB", "--json")
+        r = collsim("validate", log("34"), "--system", "gb200-nvl72", "--min-bytes", "2GiB", "--json")
         self.assertEqual(r.returncode, 0, r.stderr)
-        size = json.loads(r.stdout)["sizes"][0]
+        sizes = json.loads(r.stdout)["sizes"]
+        size = sizes[-1]
+        self.assertEqual(size["bytes"], 16 << 30)
         self.assertTrue(size["algorithm"].startswith("ring Simple"), size["algorithm"])
         self.assertIn("at the busiest link's rate", size["algorithm"])
         self.assertLessEqual(size["simulated_busbw"], 900 * 64 / 65)
         self.assertGreater(size["simulated_busbw"], 0.9 * 900 * 64 / 65)
+        # At 2 GiB NCCL's tuning picks LL128, whose time at 32, 64 and 128 MiB still grows with
+        # each step's latency: the line through the last two is steeper than below, and the
+        # output says it is not to be trusted.
+        self.assertEqual(sizes[0]["bytes"], 2 << 30)
+        self.assertTrue(sizes[0]["algorithm"].startswith("ring LL128"), sizes[0]["algorithm"])
+        self.assertIn("not yet linear", sizes[0]["algorithm"])
 
     def test_list_systems(self):
         r = collsim("validate", "--list-systems")
