@@ -329,6 +329,9 @@ RunValidation validate_run(const validation::TestRun& log_run, std::size_t run_i
   if (request.algorithm == "nvls" && !nvls_possible(setup))
     throw CLI::ValidationError("--algo", "nvls is emulated only for allreduce on one or two full nodes of a preset with NVLS (" +
                                              setup.preset.name + ", " + std::to_string(setup.nodes) + " node(s))");
+  const auto proto = coll::protocol_from_name(request.protocol);
+  if (request.algorithm == "collnet_chain" && proto && *proto != coll::Protocol::Auto && *proto != coll::Protocol::Simple)
+    throw CLI::ValidationError("--proto", "CollNetChain runs the Simple protocol only, not " + request.protocol);
   if (request.algorithm == "collnet_chain" && !collnet_chain_possible(setup))
     throw CLI::ValidationError("--algo", "collnet_chain is emulated only for allreduce on two or more full nodes (" +
                                              std::to_string(setup.nodes) + " node(s), " + std::to_string(setup.ranks) +

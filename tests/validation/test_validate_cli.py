@@ -147,7 +147,7 @@ class Validate(unittest.TestCase):
             with open(cal, "w") as f:
                 f.write("system: dgx-h100\nparameters:\n  gpu_link_efficiency: 0.8\n")
             r = collsim("validate", log("33"), "--system", "dgx-h100", "--algo", "collnet_chain", "--max-bytes",
-                        "512MiB", "--json", "--calibration", cal)
+                        "512MiB", "--max-packets", "500000", "--json", "--calibration", cal)
         self.assertEqual(r.returncode, 0, r.stderr)
         size = json.loads(r.stdout)["sizes"][0]
         self.assertTrue(size["algorithm"].startswith("collnet_chain Simple x24"), size["algorithm"])
@@ -157,6 +157,9 @@ class Validate(unittest.TestCase):
         r = collsim("validate", log("17"), "--run", "0", "--algo", "collnet_chain")
         self.assertEqual(r.returncode, 1)
         self.assertIn("collnet_chain is emulated only for allreduce on two or more full nodes", r.stderr)
+        r = collsim("validate", log("33"), "--system", "dgx-h100", "--algo", "collnet_chain", "--proto", "LL")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("CollNetChain runs the Simple protocol only, not LL", r.stderr)
 
     def test_gpus_per_thread_when_the_log_does_not_print_it(self):
         # Log 09 is a summary table without a header; one process drove the 8 GPUs. Its small
@@ -175,25 +178,28 @@ class Validate(unittest.TestCase):
         self.assertIn("the log says 8 GPUs per thread (header nGpus), not 4", r.stderr)
 
     def test_extrapolation_never_outruns_the_links(self):
-        # Log 34: 128 GB200 ranks; 16 GiB is extrapolated from 64 and 128 MiB, where a ring of
-        # 128 ranks is still mostly latency. A ring's busbw is each GPU's wire rate, so it
-        # cannot pass the 900 GB/s NVLink's 64/65 data share (it came out at 4900 GB/s before
-        # extrapolation was held to the busiest link's rate).
-        r = collsim("validate", log("34"), "--system", "gb200-nvl72", "--min-bytes", "2GiB", "--json")
+        # Log 17 run 0 (8 H100, one NVSwitch node) with a budget of 1000 packets: 16 GiB is
+        # extrapolated from 512 KiB and 1 MiB, where a ring is still mostly latency and the
+        # line through them would run far faster than the links (log 34's 128-rank ring at the
+        # default budget came out at 4900 GB/s on 900 GB/s NVLink). A ring's busbw is each GPU's
+        # wire rate: at most the 450 GB/s NVLink's 64/65 data share, which a 16 GiB ring nears.
+        r = collsim("validate", log("17"), "--run", "0", "--algo", "ring", "--max-packets", "1000", "--min-bytes",
+                    "16GiB", "--json")
         self.assertEqual(r.returncode, 0, r.stderr)
-        sizes = json.loads(r.stdout)["sizes"]
-        size = sizes[-1]
-        self.assertEqual(size["bytes"], 16 << 30)
+        size = json.loads(r.stdout)["sizes"][0]
         self.assertTrue(size["algorithm"].startswith("ring Simple"), size["algorithm"])
-        self.assertIn("at the busiest link's rate", size["algorithm"])
-        self.assertLessEqual(size["simulated_busbw"], 900 * 64 / 65)
-        self.assertGreater(size["simulated_busbw"], 0.9 * 900 * 64 / 65)
-        # At 2 GiB NCCL's tuning picks LL128, whose time at 32, 64 and 128 MiB still grows with
-        # each step's latency: the line through the last two is steeper than below, and the
-        # output says it is not to be trusted.
-        self.assertEqual(sizes[0]["bytes"], 2 << 30)
-        self.assertTrue(sizes[0]["algorithm"].startswith("ring LL128"), sizes[0]["algorithm"])
-        self.assertIn("not yet linear", sizes[0]["algorithm"])
+        self.assertIn("extrapolated from 512KiB and 1MiB at the busiest link's rate", size["algorithm"])
+        self.assertLessEqual(size["simulated_busbw"], 450 * 64 / 65)
+        self.assertGreater(size["simulated_busbw"], 0.95 * 450 * 64 / 65)
+        # LL128 from 4, 8 and 16 MiB: the slope above 8 MiB is under half the one below (the
+        # per-step latency stops growing with the chunks), and the output says the line is
+        # not to be trusted.
+        r = collsim("validate", log("17"), "--run", "0", "--algo", "ring", "--proto", "LL128", "--max-packets",
+                    "20000", "--min-bytes", "32MiB", "--max-bytes", "32MiB", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        size = json.loads(r.stdout)["sizes"][0]
+        self.assertIn("extrapolated from 8MiB and 16MiB", size["algorithm"])
+        self.assertIn("not yet linear", size["algorithm"])
 
     def test_list_systems(self):
         r = collsim("validate", "--list-systems")
