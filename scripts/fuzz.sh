@@ -29,7 +29,11 @@ for target in fuzz_goal_text fuzz_loggopsim_binary fuzz_goalb fuzz_nccl_tests_lo
   corpus="build/fuzz/corpus/$target"
   mkdir -p "$corpus"
   echo "== $target for ${seconds}s"
-  if ! "build/fuzz/tests/fuzz/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 \
+  # The log seeds run to 46 KB, and a log is read line by line: 4 KB inputs keep a header and
+  # a dozen rows, and run ~7x as many inputs per second (730 against 110 for the nccl-tests reader).
+  max_len=()
+  case "$target" in fuzz_nccl_*) max_len=(-max_len=4096) ;; esac
+  if ! "build/fuzz/tests/fuzz/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 "${max_len[@]}" \
       -print_final_stats=1 -artifact_prefix="build/fuzz/$target-" "$corpus" "$seeds/$target" > "build/fuzz/$target.log" 2>&1; then
     tail -n 60 "build/fuzz/$target.log"
     echo "fuzz: $target failed" >&2

@@ -93,7 +93,9 @@ void add_validate_command(CLI::App& app) {
       "To bound the work, NCCL's chunks grow to at most ~8 per block and channel (and --max-ops ops in all),\n"
       "packets to 1/64 of a chunk (4 KiB..32 KiB), and sizes whose traffic would exceed --max-packets packets\n"
       "are not simulated: the same algorithm is simulated at the two largest powers of two below that bound\n"
-      "and the time extrapolated linearly (the output says so for each such size).");
+      "and the time extrapolated linearly (the output says so for each such size), adding no byte faster than\n"
+      "the busiest GPU link carries it; when the slope below the line differs by over 20% (also simulated at a\n"
+      "quarter of the bound), the size is marked 'not yet linear'.");
   cmd->add_option("LOG", o->log, "nccl-tests output")->check(CLI::ExistingFile);
   cmd->add_option("--system", o->request.system, "System preset (--list-systems); inferred from the device lines if omitted");
   cmd->add_flag("--list-systems", o->list_systems, "List the system presets and exit");
