@@ -113,7 +113,7 @@ void add_validate_command(CLI::App& app) {
   cmd->add_option("--min-bytes", o->min_bytes, "Skip sizes below this");
   cmd->add_option("--max-bytes", o->max_bytes, "Skip sizes above this");
   cmd->add_option("--max-ops", o->request.max_ops,
-                  "GOAL ops per simulated size; chunks grow to stay below (a ring that cannot is refused)")
+                  "GOAL ops per simulated size; chunks grow to stay below (a ring that cannot runs as a smaller ring of whole nodes with the same bytes per round, its time scaled by the rounds)")
       ->capture_default_str();
   cmd->add_option("--max-packets", o->request.max_packets, "Packets per simulated size; larger sizes are extrapolated")
       ->capture_default_str();

@@ -36,6 +36,10 @@ struct Lowered {
   std::uint32_t mtu = 4096;
   // Bytes a switch must hold from one ingress before it pauses it, at least (0: the default).
   std::uint64_t min_xoff_bytes = 0;
+  // A smaller ring standing in for one too large to build (see SubRing): the simulated time
+  // after the launch is multiplied by this, and `note` says so.
+  double rounds_ratio = 1;
+  std::string note;
 };
 
 coll::CollectiveSpec base_spec(const ValidationSetup& s, const ValidationRequest& r, std::uint64_t bytes) {
@@ -102,7 +106,11 @@ Lowered lower_nvls(const ValidationSetup& s, const ValidationRequest& r, const c
   coll::Plan shown = plan;
   shown.algorithm = s.nodes > 1 ? "nvls_tree" : "nvls";
   shown.protocol = coll::Protocol::Simple;
-  return {shown, validation::make_nvls_allreduce(a), mtu_for(a.chunk_bytes)};
+  Lowered out;
+  out.plan = shown;
+  out.schedule = validation::make_nvls_allreduce(a);
+  out.mtu = mtu_for(a.chunk_bytes);
+  return out;
 }
 
 Lowered lower_collnet_chain(const ValidationSetup& s, const ValidationRequest& r, const coll::Plan& plan) {
@@ -129,7 +137,12 @@ Lowered lower_collnet_chain(const ValidationSetup& s, const ValidationRequest& r
   const std::uint64_t heads_per_gpu = (s.channels + s.gpus_per_node - 1) / s.gpus_per_node;
   const std::uint32_t mtu = mtu_for(a.chunk_bytes);
   const std::uint64_t window = heads_per_gpu * a.in_flight * a.chunk_bytes;
-  return {shown, validation::make_collnet_chain_allreduce(a), mtu, window + window / 64 + 256 * 1024};
+  Lowered out;
+  out.plan = shown;
+  out.schedule = validation::make_collnet_chain_allreduce(a);
+  out.mtu = mtu;
+  out.min_xoff_bytes = window + window / 64 + 256 * 1024;
+  return out;
 }
 
 // What NCCL runs at one size: the tuning's algorithm and protocol, NVLS or CollNetChain.
@@ -162,18 +175,47 @@ Choice choose(const ValidationSetup& s, const ValidationRequest& r, std::uint64_
   return {false, false, plan.algorithm, plan.protocol};
 }
 
-// A ring sends at least one message per rank, channel and round whatever its chunks: past
-// --max-ops no chunk size helps, and building the schedule alone would take minutes and
-// gigabytes (1440 ranks over 8 channels: 66 M ops), so such a size is refused up front.
-void check_ring_fits(const coll::Plan& plan, const ValidationRequest& r) {
-  if (plan.algorithm != "ring" || plan.n < 2) return;
-  const std::uint64_t rounds = coll::ring_steps(plan.collective, plan.n);
-  const std::uint64_t least = 2 * rounds * plan.n * plan.channels;  // a send and a receive each
-  if (least <= r.max_ops) return;
-  throw std::runtime_error("a ring of " + std::to_string(plan.n) + " ranks over " + std::to_string(plan.channels) +
+// A ring sends at least one message per rank, channel and round whatever its chunks.
+std::uint64_t least_ring_ops(coll::Collective c, std::uint32_t ranks, std::uint32_t channels) {
+  return 2 * coll::ring_steps(c, ranks) * ranks * channels;  // a send and a receive each
+}
+
+// A ring too large to build (1440 ranks over 8 channels: 66 M ops, and minutes and gigabytes
+// to build) is simulated as a smaller one. Each of a ring's rounds moves S/n bytes per rank one
+// hop, so a ring over k whole nodes given S k g / n bytes moves the same chunk per round over
+// the same kind of hops (NVLink inside a node, one network crossing per node and channel):
+// each of its rounds takes what one of the large ring's takes, and the large ring's time is its
+// launch plus the small ring's rounds scaled by the ratio of rounds (exact in an alpha-beta
+// model: 2(n-1)(alpha + S/(nB))). What it leaves out is contention that only a network larger
+// than k nodes has. The largest k whose ring fits --max-ops is taken.
+struct SubRing {
+  std::uint32_t ranks = 0, nodes = 0;
+  double rounds_ratio = 1;
+};
+
+std::optional<SubRing> sub_ring(const ValidationSetup& s, const ValidationRequest& r) {
+  const std::uint64_t least = least_ring_ops(s.collective, s.ranks, s.channels);
+  if (least <= r.max_ops) return std::nullopt;
+  const bool rounds_of_chunks = s.collective == coll::Collective::Allreduce ||
+                                s.collective == coll::Collective::Allgather ||
+                                s.collective == coll::Collective::ReduceScatter;
+  const bool whole_nodes = s.ranks == s.nodes * s.gpus_per_node;
+  for (std::uint32_t k = s.nodes - 1; rounds_of_chunks && whole_nodes && k >= 2; --k) {
+    const std::uint32_t n = k * s.gpus_per_node;
+    if (least_ring_ops(s.collective, n, s.channels) <= r.max_ops)
+      return SubRing{n, k, static_cast<double>(coll::ring_steps(s.collective, s.ranks)) /
+                               static_cast<double>(coll::ring_steps(s.collective, n))};
+  }
+  std::string why = rounds_of_chunks && whole_nodes && s.nodes > 2
+                        ? "; a ring over 2 whole nodes, the smallest that stands in for it, needs " +
+                              std::to_string(least_ring_ops(s.collective, 2 * s.gpus_per_node, s.channels))
+                        : "; a smaller ring stands in for it only in allreduce, allgather and reduce-scatter over "
+                          "3 or more whole nodes";
+  throw std::runtime_error("a ring of " + std::to_string(s.ranks) + " ranks over " + std::to_string(s.channels) +
                            " channel(s) needs at least " + std::to_string(least) +
                            " GOAL ops per size (a send and a receive per rank, channel and each of " +
-                           std::to_string(rounds) + " rounds), above --max-ops " + std::to_string(r.max_ops) +
+                           std::to_string(coll::ring_steps(s.collective, s.ranks)) + " rounds), above --max-ops " +
+                           std::to_string(r.max_ops) + why +
                            ": raise --max-ops, give fewer --channels, or another --algo");
 }
 
@@ -190,8 +232,12 @@ Lowered lower(const ValidationSetup& s, const ValidationRequest& r, std::uint64_
     if (r.parameters.simple_launch_us >= 0) spec.launch_ns = std::llround(r.parameters.simple_launch_us * 1000);
     if (r.parameters.simple_step_us >= 0) spec.step_ns = std::llround(r.parameters.simple_step_us * 1000);
   }
+  std::optional<SubRing> sub;
+  if (choice.algorithm == "ring" && (sub = sub_ring(s, r))) {
+    spec.num_ranks = sub->ranks;
+    spec.bytes = std::max<std::uint64_t>(1, bytes * sub->ranks / s.ranks);
+  }
   coll::Plan plan = coll::make_plan(spec);
-  check_ring_fits(plan, r);
   std::uint64_t chunk = plan.chunk_bytes;
   const std::uint64_t per_channel_block = std::max<std::uint64_t>(1, plan.block_bytes() / plan.channels);
   // A ring keeps every rank busy on another block each step, so ~8 chunks per block suffice. A
@@ -219,7 +265,18 @@ Lowered lower(const ValidationSetup& s, const ValidationRequest& r, std::uint64_
     schedule = coll::generate(plan);
   }
   const std::uint32_t mtu = mtu_for(plan.chunk_bytes);
-  return {std::move(plan), std::move(schedule), mtu};
+  Lowered out;
+  out.plan = std::move(plan);
+  out.schedule = std::move(schedule);
+  out.mtu = mtu;
+  if (sub) {
+    out.rounds_ratio = sub->rounds_ratio;
+    out.note = ", as a ring over " + std::to_string(sub->ranks) + " ranks (" + std::to_string(sub->nodes) + " of " +
+               std::to_string(s.nodes) + " nodes) with the same bytes per round, its rounds scaled by " +
+               std::to_string(coll::ring_steps(s.collective, s.ranks)) + "/" +
+               std::to_string(coll::ring_steps(s.collective, sub->ranks));
+  }
+  return out;
 }
 
 // No rank can send or receive its bytes faster than its one link carries them (with each
@@ -253,9 +310,13 @@ double wire_floor_us(const goal::Schedule& schedule, const topo::Topology& topol
 // The largest size simulated packet by packet: every rank puts about factor * size bytes on
 // its link (NVLS twice that, up and down), in packets of up to 32 KiB; above
 // request.max_packets packets in all, sizes are extrapolated (see validate_run).
-std::uint64_t largest_simulated_size(const ValidationSetup& s, const ValidationRequest& r) {
+// A smaller ring standing in for a large one sends size * ranks' / ranks per rank.
+std::uint64_t largest_simulated_size(const ValidationSetup& s, const ValidationRequest& r, const Choice& choice) {
   const double factor = std::max(1.0, validation::busbw_factor(s.collective, s.ranks)) * (nvls_possible(s) ? 2.0 : 1.0);
-  const double cap = static_cast<double>(r.max_packets) * 32768.0 / (s.ranks * factor);
+  double senders = s.ranks;
+  if (!choice.nvls && !choice.collnet_chain && choice.algorithm == "ring")
+    if (const std::optional<SubRing> sub = sub_ring(s, r)) senders = static_cast<double>(sub->ranks) * sub->ranks / s.ranks;
+  const double cap = static_cast<double>(r.max_packets) * 32768.0 / (senders * factor);
   std::uint64_t size = 1ull << 20;
   while (static_cast<double>(size) * 2 <= cap) size *= 2;
   return size;
@@ -421,13 +482,18 @@ RunValidation validate_run(const validation::TestRun& log_run, std::size_t run_i
                                  std::to_string(sim->result.ops_total) + " ops)");
       result = Simulated{static_cast<double>(sim->result.makespan_ps) / 1e6, sim->stats.events,
                          std::chrono::duration<double>(std::chrono::steady_clock::now() - ts).count(),
-                         describe(lowered.plan), wire_floor_us(lowered.schedule, topology, lowered.mtu)};
+                         describe(lowered.plan) + lowered.note, wire_floor_us(lowered.schedule, topology, lowered.mtu)};
+      if (lowered.rounds_ratio != 1) {
+        // The launch once, every round of the large ring; its bytes per link scale alike.
+        const double launch_us = static_cast<double>(lowered.plan.launch_ns) / 1e3;
+        result->us = launch_us + std::max(0.0, result->us - launch_us) * lowered.rounds_ratio;
+        result->wire_floor_us *= lowered.rounds_ratio;
+      }
     }
     cache[key] = result;
     if (watch) watch->advance(0, sim ? sim->stats.events : 0);
     return result;
   };
-  const std::uint64_t cap = largest_simulated_size(setup, request);
   const double host_issue_us = validation::host_issue_us_per_gpu(request.parameters.host_issue_us);
   // Progress counts rows of the log, compared or skipped.
   struct RowDone {
@@ -450,6 +516,7 @@ RunValidation validate_run(const validation::TestRun& log_run, std::size_t run_i
     }
     if (row.size < request.min_bytes || row.size > request.max_bytes) continue;
     const Choice choice = choose(setup, request, row.size);
+    const std::uint64_t cap = largest_simulated_size(setup, request, choice);
     SizeComparison c;
     if (row.size <= cap) {
       const std::optional<Simulated> sim = simulate_at(row.size, choice);

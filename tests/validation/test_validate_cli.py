@@ -194,13 +194,42 @@ class Validate(unittest.TestCase):
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertIn(" LL x", json.loads(r.stdout)["sizes"][0]["algorithm"], args)
 
-    def test_a_ring_too_large_for_max_ops_is_refused_up_front(self):
+    def ring_busbw(self, run, max_ops, *extra):
+        r = collsim("validate", log("19"), "--run", str(run), "--algo", "ring", "--channels", "2", "--min-bytes",
+                    "60MiB", "--max-bytes", "64MiB", "--max-ops", str(max_ops), "--json", *extra)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        size = json.loads(r.stdout)["sizes"][0]
+        return size["simulated_busbw"], size["algorithm"]
+
+    def test_a_ring_too_large_to_build_is_a_smaller_ring_of_whole_nodes_scaled_by_rounds(self):
+        # Log 19: 80 H100 = 10 nodes x 8. Each round of a ring moves S/n per rank one hop, so
+        # a ring over k whole nodes given S*8k/80 bytes has the same rounds, fewer of them, and
+        # the same busbw. The full allreduce ring over 2 channels needs at least
+        # 2 x 158 rounds x 80 x 2 = 50560 ops; under --max-ops 12000 the largest ring that fits
+        # is 4 nodes (2 x 62 x 32 x 2 = 7936; 5 nodes would need 12480).
+        full, how = self.ring_busbw(0, 4000000)
+        self.assertNotIn("as a ring over", how)
+        scaled, how = self.ring_busbw(0, 12000)
+        self.assertIn("as a ring over 32 ranks (4 of 10 nodes) with the same bytes per round, its rounds scaled by 158/62",
+                      how)
+        self.assertLess(abs(scaled / full - 1), 0.03, (scaled, full))
+        # Allgather (n - 1 rounds) of the Simple protocol, down to 2 nodes: 2 x 15 x 16 x 2 = 960.
+        full, _ = self.ring_busbw(1, 4000000, "--proto", "simple")
+        scaled, how = self.ring_busbw(1, 1200, "--proto", "simple")
+        self.assertIn("as a ring over 16 ranks (2 of 10 nodes)", how)
+        self.assertIn("scaled by 79/15", how)
+        self.assertLess(abs(scaled / full - 1), 0.06, (scaled, full))
+
+    def test_a_ring_too_large_even_over_two_nodes_is_refused_up_front(self):
         # 1440 ranks (log 14) in a ring over 8 channels: 2 x 2878 rounds x 1440 x 8 = 66309120
-        # sends and receives at the least, whatever the chunk. It used to build for minutes.
-        r = collsim("validate", log("14"), "--system", "gb200-nvl72", "--algo", "ring", "--channels", "8")
+        # sends and receives at the least, whatever the chunk; over 2 racks of 72 it would
+        # still be 2 x 286 x 144 x 8 = 658944, above --max-ops 100000.
+        r = collsim("validate", log("14"), "--system", "gb200-nvl72", "--algo", "ring", "--channels", "8",
+                    "--max-ops", "100000")
         self.assertEqual(r.returncode, 1)
         self.assertIn("a ring of 1440 ranks over 8 channel(s) needs at least 66309120 GOAL ops per size", r.stderr)
-        self.assertIn("above --max-ops 4000000", r.stderr)
+        self.assertIn("above --max-ops 100000; a ring over 2 whole nodes, the smallest that stands in for it, needs "
+                      "658944", r.stderr)
 
     def test_extrapolation_never_outruns_the_links(self):
         # Log 17 run 0 (8 H100, one NVSwitch node) with a budget of 1000 packets: 16 GiB is
