@@ -30,16 +30,27 @@ std::string describe(const coll::Plan& plan) {
 // pipelined chunks per block and channel (and at most request.max_ops ops in all), and packets
 // of 1/64 of a chunk (4 KiB .. 32 KiB). Large sizes are bandwidth-bound, where this changes
 // little; small sizes keep NCCL's chunks and 4 KiB packets.
+// A smaller ring of whole nodes standing in for one too large to build (see sub_ring).
+struct SubRing {
+  std::uint32_t ranks = 0, nodes = 0;  // the ring simulated
+  std::uint64_t rounds = 0;            // the large ring's
+  std::uint64_t sub_rounds = 0;        // the simulated ring's
+  double scale() const { return static_cast<double>(rounds) / static_cast<double>(sub_rounds); }
+  std::string describe(std::uint32_t all_nodes) const {
+    return ", as a ring over " + std::to_string(ranks) + " ranks (" + std::to_string(nodes) + " of " +
+           std::to_string(all_nodes) + " nodes) with the same bytes per round, its rounds scaled by " +
+           std::to_string(rounds) + "/" + std::to_string(sub_rounds);
+  }
+};
+
 struct Lowered {
   coll::Plan plan;
   goal::Schedule schedule;
   std::uint32_t mtu = 4096;
   // Bytes a switch must hold from one ingress before it pauses it, at least (0: the default).
   std::uint64_t min_xoff_bytes = 0;
-  // A smaller ring standing in for one too large to build (see SubRing): the simulated time
-  // after the launch is multiplied by this, and `note` says so.
-  double rounds_ratio = 1;
-  std::string note;
+  // Set when a smaller ring stands in: the simulated time after the launch is scaled by its rounds.
+  std::optional<SubRing> sub_ring{};
 };
 
 coll::CollectiveSpec base_spec(const ValidationSetup& s, const ValidationRequest& r, std::uint64_t bytes) {
@@ -106,11 +117,7 @@ Lowered lower_nvls(const ValidationSetup& s, const ValidationRequest& r, const c
   coll::Plan shown = plan;
   shown.algorithm = s.nodes > 1 ? "nvls_tree" : "nvls";
   shown.protocol = coll::Protocol::Simple;
-  Lowered out;
-  out.plan = shown;
-  out.schedule = validation::make_nvls_allreduce(a);
-  out.mtu = mtu_for(a.chunk_bytes);
-  return out;
+  return {shown, validation::make_nvls_allreduce(a), mtu_for(a.chunk_bytes)};
 }
 
 Lowered lower_collnet_chain(const ValidationSetup& s, const ValidationRequest& r, const coll::Plan& plan) {
@@ -137,12 +144,7 @@ Lowered lower_collnet_chain(const ValidationSetup& s, const ValidationRequest& r
   const std::uint64_t heads_per_gpu = (s.channels + s.gpus_per_node - 1) / s.gpus_per_node;
   const std::uint32_t mtu = mtu_for(a.chunk_bytes);
   const std::uint64_t window = heads_per_gpu * a.in_flight * a.chunk_bytes;
-  Lowered out;
-  out.plan = shown;
-  out.schedule = validation::make_collnet_chain_allreduce(a);
-  out.mtu = mtu;
-  out.min_xoff_bytes = window + window / 64 + 256 * 1024;
-  return out;
+  return {shown, validation::make_collnet_chain_allreduce(a), mtu, window + window / 64 + 256 * 1024};
 }
 
 // What NCCL runs at one size: the tuning's algorithm and protocol, NVLS or CollNetChain.
@@ -188,11 +190,6 @@ std::uint64_t least_ring_ops(coll::Collective c, std::uint32_t ranks, std::uint3
 // launch plus the small ring's rounds scaled by the ratio of rounds (exact in an alpha-beta
 // model: 2(n-1)(alpha + S/(nB))). What it leaves out is contention that only a network larger
 // than k nodes has. The largest k whose ring fits --max-ops is taken.
-struct SubRing {
-  std::uint32_t ranks = 0, nodes = 0;
-  double rounds_ratio = 1;
-};
-
 std::optional<SubRing> sub_ring(const ValidationSetup& s, const ValidationRequest& r) {
   const std::uint64_t least = least_ring_ops(s.collective, s.ranks, s.channels);
   if (least <= r.max_ops) return std::nullopt;
@@ -203,8 +200,7 @@ std::optional<SubRing> sub_ring(const ValidationSetup& s, const ValidationReques
   for (std::uint32_t k = s.nodes - 1; rounds_of_chunks && whole_nodes && k >= 2; --k) {
     const std::uint32_t n = k * s.gpus_per_node;
     if (least_ring_ops(s.collective, n, s.channels) <= r.max_ops)
-      return SubRing{n, k, static_cast<double>(coll::ring_steps(s.collective, s.ranks)) /
-                               static_cast<double>(coll::ring_steps(s.collective, n))};
+      return SubRing{n, k, coll::ring_steps(s.collective, s.ranks), coll::ring_steps(s.collective, n)};
   }
   std::string why = rounds_of_chunks && whole_nodes && s.nodes > 2
                         ? "; a ring over 2 whole nodes, the smallest that stands in for it, needs " +
@@ -265,18 +261,7 @@ Lowered lower(const ValidationSetup& s, const ValidationRequest& r, std::uint64_
     schedule = coll::generate(plan);
   }
   const std::uint32_t mtu = mtu_for(plan.chunk_bytes);
-  Lowered out;
-  out.plan = std::move(plan);
-  out.schedule = std::move(schedule);
-  out.mtu = mtu;
-  if (sub) {
-    out.rounds_ratio = sub->rounds_ratio;
-    out.note = ", as a ring over " + std::to_string(sub->ranks) + " ranks (" + std::to_string(sub->nodes) + " of " +
-               std::to_string(s.nodes) + " nodes) with the same bytes per round, its rounds scaled by " +
-               std::to_string(coll::ring_steps(s.collective, s.ranks)) + "/" +
-               std::to_string(coll::ring_steps(s.collective, sub->ranks));
-  }
-  return out;
+  return {std::move(plan), std::move(schedule), mtu, 0, sub};
 }
 
 // No rank can send or receive its bytes faster than its one link carries them (with each
@@ -314,7 +299,7 @@ double wire_floor_us(const goal::Schedule& schedule, const topo::Topology& topol
 std::uint64_t largest_simulated_size(const ValidationSetup& s, const ValidationRequest& r, const Choice& choice) {
   const double factor = std::max(1.0, validation::busbw_factor(s.collective, s.ranks)) * (nvls_possible(s) ? 2.0 : 1.0);
   double senders = s.ranks;
-  if (!choice.nvls && !choice.collnet_chain && choice.algorithm == "ring")
+  if (choice.algorithm == "ring")
     if (const std::optional<SubRing> sub = sub_ring(s, r)) senders = static_cast<double>(sub->ranks) * sub->ranks / s.ranks;
   const double cap = static_cast<double>(r.max_packets) * 32768.0 / (senders * factor);
   std::uint64_t size = 1ull << 20;
@@ -482,12 +467,13 @@ RunValidation validate_run(const validation::TestRun& log_run, std::size_t run_i
                                  std::to_string(sim->result.ops_total) + " ops)");
       result = Simulated{static_cast<double>(sim->result.makespan_ps) / 1e6, sim->stats.events,
                          std::chrono::duration<double>(std::chrono::steady_clock::now() - ts).count(),
-                         describe(lowered.plan) + lowered.note, wire_floor_us(lowered.schedule, topology, lowered.mtu)};
-      if (lowered.rounds_ratio != 1) {
+                         describe(lowered.plan), wire_floor_us(lowered.schedule, topology, lowered.mtu)};
+      if (const std::optional<SubRing>& sub = lowered.sub_ring) {
         // The launch once, every round of the large ring; its bytes per link scale alike.
         const double launch_us = static_cast<double>(lowered.plan.launch_ns) / 1e3;
-        result->us = launch_us + std::max(0.0, result->us - launch_us) * lowered.rounds_ratio;
-        result->wire_floor_us *= lowered.rounds_ratio;
+        result->us = launch_us + std::max(0.0, result->us - launch_us) * sub->scale();
+        result->wire_floor_us *= sub->scale();
+        result->description += sub->describe(setup.nodes);
       }
     }
     cache[key] = result;
