@@ -53,6 +53,9 @@ std::vector<SystemPreset> build() {
       preset("pcie-8gpu",
              "8-GPU PCIe Gen5 server (no NVLink; ~55 GB/s per GPU and direction through PCIe switches), 8x 400G NICs",
              "RTX", GpuArch::Blackwell, 8, IntraNode::Pcie, 55, 500, false, 8, 400, 600, 16),
+      preset("dgx-b200",
+             "DGX/HGX B200: 8 GPUs, NVSwitch NVLink5 900 GB/s per GPU, NVLS, 8x 400G ConnectX-7 (channels assumed)",
+             "B200", GpuArch::Blackwell, 8, IntraNode::NvSwitch, 900, 150, true, 8, 400, 600, 32),
       preset("gb200-nvl72", "GB200 NVL72 rack as one NVLink domain: 72 GPUs, NVLink5 900 GB/s per GPU, NVLS, "
              "one 400G NIC per GPU between racks", "GB200", GpuArch::Blackwell, 72, IntraNode::NvSwitch, 900, 150,
              true, 72, 400, 600, 32),
@@ -125,6 +128,7 @@ std::optional<SystemPreset> infer_system_preset(std::string_view gpu_name, std::
     return gpus_per_node <= 4 ? pick("gb300-4gpu-rdma", "GB300 with " + per + ": trays in separate NVLink domains")
                               : pick("gb300-nvl72", "GB300 with " + per + ": one NVL72 domain");
   if (g.find("gb200") != std::string::npos) return pick("gb200-nvl72", "GB200: NVL72 racks");
+  if (g.find("b200") != std::string::npos) return pick("dgx-b200", "B200 with " + per + ": DGX/HGX B200 (8x 400G assumed)");
   if (g.find("gb10") != std::string::npos) return pick("dgx-spark", "GB10: DGX Spark");
   if (g.find("h100") != std::string::npos || g.find("h200") != std::string::npos || g.find("h800") != std::string::npos)
     return gpus_per_node == 4 ? pick("h100-4gpu-ib", "H100 with 4 GPUs per node: NVLink mesh, no NVSwitch")

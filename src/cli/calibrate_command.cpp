@@ -9,6 +9,7 @@
 #include "collsim/collectives/collective.hpp"
 #include "collsim/validation/comparison.hpp"
 #include "collsim/validation/host_issue.hpp"
+#include "collsim/validation/system_file.hpp"
 #include "validation_runner.hpp"
 
 namespace collsim::cli {
@@ -92,8 +93,12 @@ struct Pass {
 };
 
 void run_calibrate(const CalibrateOptions& o) {
-  if (!validation::find_system_preset(o.system))
-    throw CLI::ValidationError("--system", "unknown system preset '" + o.system + "' (collsim validate --list-systems)");
+  validation::SystemPreset system;
+  try {
+    system = validation::resolve_system(o.system);
+  } catch (const std::invalid_argument& e) {
+    throw CLI::ValidationError("--system", e.what());
+  }
   std::vector<validation::LogFile> logs;
   for (const std::string& path : o.logs) logs.push_back(validation::read_nccl_tests_log(path));
   ValidationRequest request;
@@ -101,7 +106,7 @@ void run_calibrate(const CalibrateOptions& o) {
   request.max_sizes = o.sizes_per_run;
   request.ranks_if_unknown = o.ranks;
   validation::ModelParameters& p = request.parameters;
-  p.nvls_efficiency = validation::find_system_preset(o.system)->arch == coll::GpuArch::Blackwell ? 0.74 : 0.85;
+  p.nvls_efficiency = system.arch == coll::GpuArch::Blackwell ? 0.74 : 0.85;
 
   ParallelContext parallel;
   validation::Calibration result;
@@ -190,7 +195,8 @@ void add_calibrate_command(CLI::App& app) {
       "ring round count (the fixed part alone when all have the same rounds). Sizes at nccl-tests' enqueueing floor\n"
       "(GPUs per thread x host_issue_us) and runs inconsistent with the preset are not fitted.");
   cmd->add_option("LOG", o->logs, "Training logs")->required()->check(CLI::ExistingFile);
-  cmd->add_option("--system", o->system, "System preset (collsim validate --list-systems)")->required();
+  cmd->add_option("--system", o->system, "System preset (collsim validate --list-systems) or system file (--help-system)")
+      ->required();
   cmd->add_option("-o,--output", o->output, "Calibration file to write (YAML)")->required();
   cmd->add_option("--iterations", o->iterations, "Fitting passes")->capture_default_str()->check(CLI::Range(1, 20));
   cmd->add_option("--sizes-per-run", o->sizes_per_run, "Sizes simulated per run, spread over its range")

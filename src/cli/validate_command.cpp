@@ -1,10 +1,12 @@
 #include "validate_command.hpp"
 
+#include <cstdio>
 #include <iostream>
 #include <memory>
 
 #include "collsim/common/units.hpp"
 #include "collsim/validation/nccl_tests_log.hpp"
+#include "collsim/validation/system_file.hpp"
 #include "validation_report.hpp"
 #include "validation_runner.hpp"
 
@@ -20,6 +22,7 @@ struct ValidateOptions {
   bool json = false;
   std::string plot;
   bool list_systems = false;
+  bool help_system = false;
   SimulationCliOptions sim;
 };
 
@@ -36,6 +39,10 @@ std::uint64_t bytes_option(const std::string& text, const char* option) {
 
 void run_validate(ValidateOptions o) {
   if (o.list_systems) return list_systems();
+  if (o.help_system) {
+    std::fputs(std::string(validation::system_file_help()).c_str(), stdout);
+    return;
+  }
   if (o.log.empty()) throw CLI::ValidationError("LOG", "give the nccl-tests log to validate");
   if (!o.min_bytes.empty()) o.request.min_bytes = bytes_option(o.min_bytes, "--min-bytes");
   if (!o.max_bytes.empty()) o.request.max_bytes = bytes_option(o.max_bytes, "--max-bytes");
@@ -97,8 +104,10 @@ void add_validate_command(CLI::App& app) {
       "the busiest GPU link carries it; when the slope below the line differs by over 20% (also simulated at a\n"
       "quarter of the bound), the size is marked 'not yet linear'.");
   cmd->add_option("LOG", o->log, "nccl-tests output")->check(CLI::ExistingFile);
-  cmd->add_option("--system", o->request.system, "System preset (--list-systems); inferred from the device lines if omitted");
+  cmd->add_option("--system", o->request.system,
+                  "System preset (--list-systems) or system file (--help-system); inferred from the device lines if omitted");
   cmd->add_flag("--list-systems", o->list_systems, "List the system presets and exit");
+  cmd->add_flag("--help-system", o->help_system, "Describe the system file, for hardware no preset has, and exit");
   cmd->add_option("--run", o->run, "Only this run of the file (0-based; default every run)");
   cmd->add_option("--ranks", o->request.ranks, "Ranks, when the log does not tell");
   cmd->add_option("--gpus-per-node", o->request.gpus_per_node, "GPUs per node (default: the device lines, else the preset)");

@@ -12,6 +12,7 @@
 #include "collsim/validation/host_issue.hpp"
 #include "collsim/validation/collnet_chain_allreduce.hpp"
 #include "collsim/validation/nvls_allreduce.hpp"
+#include "collsim/validation/system_file.hpp"
 #include "collsim/validation/bandwidth_formulas.hpp"
 
 namespace collsim::cli {
@@ -326,13 +327,11 @@ ValidationSetup resolve_setup(const validation::TestRun& run, const ValidationRe
   if (s.ranks < 2) throw CLI::ValidationError("--ranks", "the log does not tell how many ranks ran; give --ranks N");
 
   if (!request.system.empty()) {
-    const auto p = validation::find_system_preset(request.system);
-    if (!p) {
-      std::string names;
-      for (const auto& q : validation::system_presets()) names += (names.empty() ? "" : ", ") + q.name;
-      throw CLI::ValidationError("--system", "unknown system preset '" + request.system + "' (there are: " + names + ")");
+    try {
+      s.preset = validation::resolve_system(request.system);
+    } catch (const std::invalid_argument& e) {
+      throw CLI::ValidationError("--system", e.what());
     }
-    s.preset = *p;
     s.preset_source = request.system_source;
   } else {
     std::string why;

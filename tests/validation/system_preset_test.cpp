@@ -87,6 +87,7 @@ TEST(SystemPreset, InferenceFromDeviceLines) {
   EXPECT_EQ(infer_system_preset("NVIDIA A100-SXM4-80GB", 8)->name, "dgx-a100");
   EXPECT_EQ(infer_system_preset("NVIDIA GB300", 4)->name, "gb300-4gpu-rdma");
   EXPECT_EQ(infer_system_preset("NVIDIA GB200", 4)->name, "gb200-nvl72");
+  EXPECT_EQ(infer_system_preset("NVIDIA B200", 8)->name, "dgx-b200");  // not the GB200 rack
   EXPECT_EQ(infer_system_preset("NVIDIA GB10", 1)->name, "dgx-spark");
   EXPECT_EQ(infer_system_preset("NVIDIA RTX 6000D", 8)->name, "pcie-8gpu");
   std::string why;

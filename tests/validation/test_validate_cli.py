@@ -258,8 +258,81 @@ class Validate(unittest.TestCase):
     def test_list_systems(self):
         r = collsim("validate", "--list-systems")
         self.assertEqual(r.returncode, 0, r.stderr)
-        for name in ("dgx-a100", "a100-efa", "dgx-h100", "h100-efa", "pcie-8gpu", "gb200-nvl72", "gb300-nvl72"):
+        for name in ("dgx-a100", "a100-efa", "dgx-h100", "h100-efa", "pcie-8gpu", "dgx-b200", "gb200-nvl72",
+                     "gb300-nvl72"):
             self.assertIn(name, r.stdout)
+
+    def test_a_system_file_based_on_a_preset_simulates_as_the_preset(self):
+        with tempfile.TemporaryDirectory() as d:
+            same = os.path.join(d, "snellius.yaml")
+            with open(same, "w") as f:
+                f.write("base: h100-4gpu-ib\n")
+            args = (log("25"), "--min-bytes", "256MiB", "--max-bytes", "1GiB", "--json")
+            preset = json.loads(collsim("validate", *args, "--system", "h100-4gpu-ib").stdout)
+            r = collsim("validate", *args, "--system", same)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            custom = json.loads(r.stdout)
+            self.assertEqual(custom["runs"][0]["system"], "snellius")  # the file's name
+            self.assertEqual([s["simulated_us"] for s in custom["sizes"]], [s["simulated_us"] for s in preset["sizes"]])
+
+    def test_a_system_file_with_fewer_nics_is_bound_by_them(self):
+        # Log 25's 2 nodes of 4 H100 with 2 of their 4 200G NICs: a double binary tree over 2
+        # nodes sends S up one tree and S down the other out of each node, so algbw is at most
+        # 2 x 25 GB/s and busbw = algbw x 2 x 7/8 at most 87.5 GB/s (with 4 NICs, 175).
+        with tempfile.TemporaryDirectory() as d:
+            thin = os.path.join(d, "thin.yaml")
+            with open(thin, "w") as f:
+                f.write("base: h100-4gpu-ib\nname: two-nics\nnics_per_node: 2\nnic: 200Gbps\n")
+            r = collsim("validate", log("25"), "--system", thin, "--min-bytes", "4GiB", "--max-bytes", "4GiB",
+                        "--json")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            size = json.loads(r.stdout)["sizes"][0]
+            self.assertTrue(size["algorithm"].startswith("double_binary_tree Simple"), size["algorithm"])
+            self.assertLess(size["simulated_busbw"], 87.5)
+            self.assertGreater(size["simulated_busbw"], 0.9 * 87.5)
+
+    def test_system_file_errors_name_file_and_line(self):
+        with tempfile.TemporaryDirectory() as d:
+            cases = [
+                ("base: dgx-h100\nnics: 4\n", ":2:1: unknown key 'nics'"),
+                ("base: dgx-h100\nnic: fast\n", ":2:6: key 'nic': expected a bandwidth"),
+                ("base: dgx-h9\n", ":1:7: key 'base': no built-in preset 'dgx-h9'"),
+                ("arch: hopper\ngpus_per_node: 8\n", ":1:1: missing key 'intra_node'"),
+                ("base: dgx-h100\nintra_node: pcie\n", ":2:13: nvls needs intra_node: nvswitch"),
+                ("base: dgx-a100\nchannels: 65\n", ":2:11: key 'channels': expected 1 to 64"),
+                ("base: [dgx-h100\n", "bad.yaml:"),
+            ]
+            for text, message in cases:
+                bad = os.path.join(d, "bad.yaml")
+                with open(bad, "w") as f:
+                    f.write(text)
+                r = collsim("validate", log("12"), "--system", bad)
+                self.assertNotEqual(r.returncode, 0, text)
+                self.assertIn(message, r.stderr, text)
+            r = collsim("validate", log("12"), "--system", os.path.join(d, "missing.yaml"))
+            self.assertNotEqual(r.returncode, 0)
+            self.assertIn("missing.yaml: no such system file", r.stderr)
+            r = collsim("validate", log("12"), "--system", "dgx-h9")
+            self.assertNotEqual(r.returncode, 0)
+            self.assertIn("unknown system preset 'dgx-h9'", r.stderr)
+        r = collsim("validate", "--help-system")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("nics_per_node", r.stdout)
+
+    def test_b200_device_lines_infer_the_dgx_b200_preset(self):
+        with tempfile.TemporaryDirectory() as d:
+            with open(log("17")) as f:
+                text = f.read().replace("NVIDIA H100 80GB HBM3", "NVIDIA B200")
+            b200 = os.path.join(d, "b200.log")
+            with open(b200, "w") as f:
+                f.write(text)
+            r = collsim("validate", b200, "--run", "1", "--max-bytes", "64MiB", "--json")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            run = json.loads(r.stdout)["runs"][0]
+            self.assertEqual(run["system"], "dgx-b200")
+            # Allgather on 8 GPUs: every busbw is below NVLink5's 900 GB/s.
+            for s in run["sizes"]:
+                self.assertLess(s["simulated_busbw"], 900)
 
 
 class Calibrate(unittest.TestCase):

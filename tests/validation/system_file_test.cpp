@@ -1,0 +1,108 @@
+// System files: hardware described in YAML, from a preset or in full, with errors that say where.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "collsim/common/input_error.hpp"
+#include "collsim/validation/system_file.hpp"
+
+namespace collsim::validation {
+namespace {
+
+class SystemFile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() / ("collsim_system_file_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string write(const std::string& name, const std::string& text) {
+    const std::string path = (dir_ / name).string();
+    std::ofstream(path) << text;
+    return path;
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(SystemFile, EveryFieldWithItsUnit) {
+  const SystemPreset p = read_system_file(write("mine.yaml",
+                                                "gpu: H200\n"
+                                                "arch: hopper\n"
+                                                "gpus_per_node: 4\n"
+                                                "intra_node: nvlink-mesh\n"
+                                                "gpu_link: 3600Gbps\n"
+                                                "gpu_link_latency: 0.2us\n"
+                                                "nics_per_node: 2\n"
+                                                "nic: 50GB/s\n"
+                                                "nic_latency: 1us\n"
+                                                "channels: 12\n"
+                                                "net_message_latency: 14.5us\n"
+                                                "network_simple_only: true\n"));
+  EXPECT_EQ(p.name, "mine");  // the file's stem
+  EXPECT_EQ(p.gpu, "H200");
+  EXPECT_EQ(p.arch, coll::GpuArch::Hopper);
+  EXPECT_EQ(p.gpus_per_node, 4u);
+  EXPECT_EQ(p.intra, IntraNode::NvLinkMesh);
+  EXPECT_DOUBLE_EQ(p.gpu_link_gbytes, 450);  // 3600 Gb/s = 450 GB/s
+  EXPECT_DOUBLE_EQ(p.gpu_link_latency_ns, 200);
+  EXPECT_FALSE(p.nvls);
+  EXPECT_EQ(p.nics_per_node, 2u);
+  EXPECT_DOUBLE_EQ(p.nic_gbits, 400);  // 50 GB/s = 400 Gb/s
+  EXPECT_DOUBLE_EQ(p.nic_latency_ns, 1000);
+  EXPECT_EQ(p.channels, 12u);
+  EXPECT_DOUBLE_EQ(p.net_message_latency_us, 14.5);
+  EXPECT_TRUE(p.network_simple_only);
+}
+
+TEST_F(SystemFile, BaseKeepsWhatTheFileDoesNotChange) {
+  const SystemPreset h100 = *find_system_preset("dgx-h100");
+  const SystemPreset p =
+      read_system_file(write("half.yaml", "base: dgx-h100\nname: h100-4nic\ndescription: half the NICs\nnics_per_node: 4\n"));
+  EXPECT_EQ(p.name, "h100-4nic");
+  EXPECT_EQ(p.description, "half the NICs");
+  EXPECT_EQ(p.nics_per_node, 4u);
+  EXPECT_EQ(p.gpu, h100.gpu);
+  EXPECT_EQ(p.arch, h100.arch);
+  EXPECT_EQ(p.gpus_per_node, h100.gpus_per_node);
+  EXPECT_EQ(p.gpu_link_gbytes, h100.gpu_link_gbytes);
+  EXPECT_EQ(p.nvls, h100.nvls);
+  EXPECT_EQ(p.nic_gbits, h100.nic_gbits);
+  EXPECT_EQ(p.channels, h100.channels);
+}
+
+TEST_F(SystemFile, ResolvesPresetNamesAndFiles) {
+  EXPECT_EQ(resolve_system("dgx-a100").name, "dgx-a100");
+  EXPECT_EQ(resolve_system(write("x.yml", "base: dgx-a100\nnic: 100Gbps\n")).nic_gbits, 100);
+  EXPECT_THROW(resolve_system("dgx-z100"), std::invalid_argument);
+  EXPECT_THROW(resolve_system((dir_ / "absent.yaml").string()), InputError);
+}
+
+void expect_error_at(const std::string& path, std::uint64_t line, std::uint64_t column, const std::string& detail) {
+  try {
+    read_system_file(path);
+    ADD_FAILURE() << "no error for " << path;
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.line(), line) << e.what();
+    EXPECT_EQ(e.column(), column) << e.what();
+    EXPECT_NE(e.detail().find(detail), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(SystemFile, BadInputNamesLineColumnAndWhatWasExpected) {
+  expect_error_at(write("a.yaml", "base: dgx-h100\nnics: 4\n"), 2, 1, "unknown key 'nics'");
+  expect_error_at(write("b.yaml", "base: dgx-h100\ngpu_link: 450\n"), 2, 11, "expected a bandwidth");
+  expect_error_at(write("c.yaml", "base: dgx-h100\narch: pascal\n"), 2, 7, "expected volta, ampere, hopper or blackwell");
+  expect_error_at(write("d.yaml", "base: dgx-h100\nintra_node: nvlink\n"), 2, 13, "nvswitch, nvlink-mesh or pcie");
+  expect_error_at(write("e.yaml", "base: dgx-h100\nnics_per_node: 0\n"), 2, 16, "expected 1 to 1024");
+  expect_error_at(write("f.yaml", "base: dgx-h100\nnvls: maybe\n"), 2, 7, "expected true or false");
+  expect_error_at(write("g.yaml", "base: dgx-a100\nnvls: true\n"), 2, 7, "nvls needs a Hopper or Blackwell GPU");
+  expect_error_at(write("h.yaml", "arch: hopper\ngpus_per_node: 8\nintra_node: pcie\ngpu_link: 64GB/s\nnic: 400Gbps\n"), 1, 1,
+                  "missing key 'nics_per_node'");
+  expect_error_at(write("i.yaml", "- base\n"), 1, 1, "expected a map");
+}
+
+}  // namespace
+}  // namespace collsim::validation

@@ -1,0 +1,147 @@
+#include "collsim/validation/system_file.hpp"
+
+#include <array>
+#include <cmath>
+#include <filesystem>
+#include <stdexcept>
+#include <string_view>
+
+#include "collsim/common/input_error.hpp"
+#include "collsim/config/yaml_map.hpp"
+
+namespace collsim::validation {
+namespace {
+
+using config::Field;
+using config::Map;
+using config::Reader;
+
+constexpr std::array<std::string_view, 16> kKeys = {
+    "name", "description", "base", "gpu", "arch", "gpus_per_node", "intra_node", "gpu_link", "gpu_link_latency",
+    "nvls", "nics_per_node", "nic", "nic_latency", "channels", "net_message_latency", "network_simple_only"};
+
+// What a file must give when it does not start from a preset: the rest have defaults that
+// hold for any NCCL system (latencies of a few hundred ns, 16 channels, no EFA-like costs).
+constexpr std::array<std::string_view, 6> kRequiredWithoutBase = {"arch", "gpus_per_node", "intra_node",
+                                                                  "gpu_link", "nics_per_node", "nic"};
+
+std::string preset_names() {
+  std::string names;
+  for (const SystemPreset& p : system_presets()) names += (names.empty() ? "" : ", ") + p.name;
+  return names;
+}
+
+double gigabytes_per_s(const Reader& r, const Field& f) { return static_cast<double>(config::read_bandwidth(r, f).bps()) / 8e9; }
+double gigabits_per_s(const Reader& r, const Field& f) { return static_cast<double>(config::read_bandwidth(r, f).bps()) / 1e9; }
+double nanoseconds(const Reader& r, const Field& f) { return static_cast<double>(config::read_duration(r, f).picoseconds()) / 1e3; }
+
+std::uint32_t count_in(const Reader& r, const Field& f, std::uint32_t lo, std::uint32_t hi, const char* why) {
+  const std::uint32_t v = config::read_count(r, f);
+  if (v < lo || v > hi)
+    r.fail(f.value, "key '" + f.key + "': expected " + std::to_string(lo) + " to " + std::to_string(hi) + " (" + why +
+                        "), found " + std::to_string(v));
+  return v;
+}
+
+IntraNode read_intra_node(const Reader& r, const Field& f) {
+  const std::string s = config::scalar(r, f, "nvswitch, nvlink-mesh or pcie");
+  for (IntraNode k : {IntraNode::NvSwitch, IntraNode::NvLinkMesh, IntraNode::Pcie})
+    if (to_string(k) == s) return k;
+  r.fail(f.value, "key 'intra_node': expected nvswitch, nvlink-mesh or pcie, found '" + s + "'");
+}
+
+}  // namespace
+
+SystemPreset read_system_file(const std::string& path) {
+  const YAML::Node root = config::parse_file(path);
+  const Reader r(path);
+  const Map m(r, root, "the system", "a map such as {base: dgx-h100, nics_per_node: 4}");
+  m.allow_only(kKeys, {}, "");
+
+  SystemPreset p;
+  if (const Field* base = m.find("base")) {
+    const std::string name = config::read_string(r, *base);
+    const auto preset = find_system_preset(name);
+    if (!preset) r.fail(base->value, "key 'base': no built-in preset '" + name + "' (there are: " + preset_names() + ")");
+    p = *preset;
+  } else {
+    for (std::string_view key : kRequiredWithoutBase) m.require(key, "give it, or start from a preset with 'base'");
+  }
+  p.name = std::filesystem::path(path).stem().string();
+  if (const Field* f = m.find("name")) p.name = config::read_string(r, *f);
+  if (const Field* f = m.find("description")) p.description = config::read_string(r, *f);
+  else p.description = (m.find("base") ? "based on " + m.find("base")->value.Scalar() + ", " : std::string()) +
+                        "from " + path;
+  if (const Field* f = m.find("gpu")) p.gpu = config::read_string(r, *f);
+  if (const Field* f = m.find("arch")) {
+    const std::string s = config::scalar(r, *f, "volta, ampere, hopper or blackwell");
+    const auto arch = coll::gpu_arch_from_name(s);
+    if (!arch) r.fail(f->value, "key 'arch': expected volta, ampere, hopper or blackwell, found '" + s + "'");
+    p.arch = *arch;
+  }
+  if (const Field* f = m.find("gpus_per_node")) p.gpus_per_node = count_in(r, *f, 1, 1024, "GPUs in one NVLink or PCIe domain");
+  if (const Field* f = m.find("intra_node")) p.intra = read_intra_node(r, *f);
+  if (const Field* f = m.find("gpu_link")) p.gpu_link_gbytes = gigabytes_per_s(r, *f);
+  if (const Field* f = m.find("gpu_link_latency")) p.gpu_link_latency_ns = nanoseconds(r, *f);
+  if (const Field* f = m.find("nvls")) p.nvls = config::read_bool(r, *f);
+  if (const Field* f = m.find("nics_per_node")) p.nics_per_node = count_in(r, *f, 1, 1024, "a node reaches others through its NICs");
+  if (const Field* f = m.find("nic")) p.nic_gbits = gigabits_per_s(r, *f);
+  if (const Field* f = m.find("nic_latency")) p.nic_latency_ns = nanoseconds(r, *f);
+  if (const Field* f = m.find("channels")) p.channels = count_in(r, *f, 1, 64, "NCCL's MAXCHANNELS is 64");
+  if (const Field* f = m.find("net_message_latency")) p.net_message_latency_us = nanoseconds(r, *f) / 1e3;
+  if (const Field* f = m.find("network_simple_only")) p.network_simple_only = config::read_bool(r, *f);
+
+  // NVLS is the NVSwitch's own reduction: a mesh or PCIe has no switch to reduce in.
+  if (p.nvls && p.intra != IntraNode::NvSwitch) {
+    const Field* f = m.find("nvls");
+    r.fail(f ? f->value : m.find("intra_node")->value,
+           "nvls needs intra_node: nvswitch (NVLS reduces inside the NVSwitch), the system has " +
+               std::string(to_string(p.intra)));
+  }
+  if (p.nvls && p.arch != coll::GpuArch::Hopper && p.arch != coll::GpuArch::Blackwell) {
+    const Field* f = m.find("nvls");
+    r.fail(f ? f->value : m.find("arch")->value, "nvls needs a Hopper or Blackwell GPU (NVSwitch 3 and later)");
+  }
+  return p;
+}
+
+SystemPreset resolve_system(const std::string& name_or_path) {
+  if (auto p = find_system_preset(name_or_path)) return *p;
+  const std::filesystem::path path(name_or_path);
+  const bool looks_like_file = path.extension() == ".yaml" || path.extension() == ".yml" || path.has_parent_path();
+  std::error_code ec;
+  if (looks_like_file || std::filesystem::is_regular_file(path, ec)) {
+    if (!std::filesystem::is_regular_file(path, ec)) throw InputError::in_file(name_or_path, "no such system file");
+    return read_system_file(name_or_path);
+  }
+  throw std::invalid_argument("unknown system preset '" + name_or_path + "' (there are: " + preset_names() +
+                              "; or give a system file, see `collsim validate --help-system`)");
+}
+
+std::string_view system_file_help() {
+  return "A system file describes hardware that no preset has, in YAML. Either give every field, or start from a\n"
+         "preset with 'base' and give what differs:\n"
+         "\n"
+         "  base: dgx-h100                # a built-in preset (--list-systems)\n"
+         "  name: h100-4nic               # default: the file's name without its extension\n"
+         "  description: DGX H100 with 4 of its 8 NICs cabled\n"
+         "  nics_per_node: 4\n"
+         "\n"
+         "Keys:\n"
+         "  gpu                  GPU name as device lines print it (H100)\n"
+         "  arch                 volta, ampere, hopper or blackwell (NCCL's tuning tables)\n"
+         "  gpus_per_node        GPUs in one NVLink (or PCIe) domain\n"
+         "  intra_node           nvswitch, nvlink-mesh or pcie\n"
+         "  gpu_link             per GPU and direction, e.g. 450GB/s\n"
+         "  gpu_link_latency     e.g. 120ns\n"
+         "  nvls                 true: NVSwitch in-switch reduction (Hopper and later, nvswitch only)\n"
+         "  nics_per_node        NICs between nodes\n"
+         "  nic                  line rate per NIC, e.g. 400Gbps\n"
+         "  nic_latency          per network link, e.g. 600ns\n"
+         "  channels             NCCL coll channels (1-64), unless the log's INFO lines or --channels say\n"
+         "  net_message_latency  one-way, per message crossing the network beyond the links (EFA: 14.5us)\n"
+         "  network_simple_only  true: the network plugin forces the Simple protocol across nodes\n"
+         "Without base, arch, gpus_per_node, intra_node, gpu_link, nics_per_node and nic are required.\n";
+}
+
+}  // namespace collsim::validation
