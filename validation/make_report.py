@@ -149,7 +149,7 @@ DISCUSSION = """## What the errors say
   GiB: 475 GB/s against 680 measured; validate now marks such sizes "not yet linear" when the
   slope below differs by more than 20%). With `--max-packets 8M` log 34 still extrapolated its
   1 GiB tree and its 4-16 GiB rings from 256 and 512 MiB, which validate marked "not yet
-  linear"; the report now gives it 32 M packets (113 s against 102), so that the 1 GiB tree
+  linear"; the report now gives it 32 M packets (~10% more wall time), so that the 1 GiB tree
   and the 2 GiB ring are simulated and 4-16 GiB are the line through 1 and 2 GiB, which is
   straight (no size is marked). 1 GiB moves from +6.0% (extrapolated) to -8.0% (simulated) and
   4 GiB from +17.9% to +17.4%, and 34 meets its target (10.1% -> 9.4%). The rings stay 8-17%
