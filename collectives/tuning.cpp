@@ -63,8 +63,8 @@ const char* ring_algorithm(Collective c) {
     case Collective::Allreduce:
     case Collective::Allgather:
     case Collective::ReduceScatter: return "ring";
-    case Collective::Broadcast: return "pipelined_chain";
-    case Collective::Reduce: return "binomial_tree";
+    case Collective::Broadcast:
+    case Collective::Reduce: return "pipelined_chain";
     case Collective::AllToAll:
     case Collective::SendRecv: return "direct";
     case Collective::Barrier: return "dissemination";

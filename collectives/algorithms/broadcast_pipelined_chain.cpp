@@ -1,6 +1,7 @@
 // NCCL's ring broadcast: a chain root -> root+1 -> ... -> root+n-1 with the data cut into
 // chunks; every rank forwards a chunk to its successor as soon as it has received it, and the
-// last rank only receives. n-1 links each carry the whole buffer once.
+// last rank only receives. n-1 links each carry the whole buffer once. Chunks are one step of
+// NCCL's buffer, a quarter of a ring's (rooted_schedule.hpp).
 
 #include "algorithms/rooted_schedule.hpp"
 #include "collsim/collectives/algorithm.hpp"
@@ -27,6 +28,6 @@ void emit(RankEmitter& out) {
 
 extern const Algorithm kBroadcastPipelinedChain{
     "pipelined_chain", Collective::Broadcast,
-    "NCCL ring broadcast: a chain from the root, pipelined in chunks", pipelined_slices, emit};
+    "NCCL ring broadcast: a chain from the root, pipelined in chunks", pipelined_slices, emit, nullptr, one_step_chunk};
 
 }  // namespace collsim::coll

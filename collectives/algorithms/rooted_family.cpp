@@ -5,9 +5,10 @@ namespace collsim::coll {
 extern const Algorithm kBroadcastBinomialTree;
 extern const Algorithm kBroadcastPipelinedChain;
 extern const Algorithm kReduceBinomialTree;
+extern const Algorithm kReducePipelinedChain;
 
 std::vector<const Algorithm*> rooted_algorithms() {
-  return {&kBroadcastBinomialTree, &kBroadcastPipelinedChain, &kReduceBinomialTree};
+  return {&kBroadcastBinomialTree, &kBroadcastPipelinedChain, &kReduceBinomialTree, &kReducePipelinedChain};
 }
 
 }  // namespace collsim::coll

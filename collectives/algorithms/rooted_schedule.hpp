@@ -2,6 +2,7 @@
 // Shared by the rooted algorithms (broadcast, reduce): ranks relative to the root, the
 // binomial tree over them. They slice by pipelined_slices (algorithm.hpp).
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -15,6 +16,13 @@ inline std::uint32_t relative_rank(const Plan& plan, std::uint32_t member) {
 }
 inline std::uint32_t member_of(const Plan& plan, std::uint32_t relative) {
   return static_cast<std::uint32_t>((std::uint64_t{relative} + plan.root) % plan.n);
+}
+
+// NCCL's chunk for broadcast and reduce is one step of its buffer (BROADCAST_CHUNKSTEPS and
+// REDUCE_CHUNKSTEPS are 1, where the ring collectives take NCCL_STEPS / 2 = 4): 512 KiB for
+// Simple and ~540 KB for LL128, whose protocol chunks hold 4 steps, and LL's one step.
+inline std::uint64_t one_step_chunk(const Plan& plan) {
+  return plan.protocol == Protocol::LL ? plan.chunk_bytes : std::max<std::uint64_t>(1, plan.chunk_bytes / 4);
 }
 
 // MPICH's binomial tree: relative rank v > 0 hangs below v - lowbit(v) and owns the subtree

@@ -239,18 +239,40 @@ Lowered lower(const ValidationSetup& s, const ValidationRequest& r, std::uint64_
   const std::uint64_t per_channel_block = std::max<std::uint64_t>(1, plan.block_bytes() / plan.channels);
   // A ring keeps every rank busy on another block each step, so ~8 chunks per block suffice. A
   // tree is one pipeline up the node's chain and the tree over nodes and back down, `depth`
-  // hops; filling and draining it costs about depth chunk times, so 16 chunks per hop keep
-  // that near 6% (NCCL's own chunks are small enough that it hardly pays it).
+  // hops, and a broadcast or reduce chain one through every rank; filling and draining it
+  // costs about depth chunk times, so 16 chunks per hop keep that near 6% (NCCL's own chunks
+  // are small enough that it hardly pays it).
   std::uint64_t pieces = 8;
+  std::uint64_t depth = 0, ops_per_step = 0;
   if (plan.algorithm == "double_binary_tree") {
     const auto levels = static_cast<std::uint64_t>(std::ceil(std::log2(std::max(1u, s.nodes))));
-    const std::uint64_t depth = 2 * (s.gpus_per_node - 1 + levels);
-    // A tree step costs each rank up to ~6 ops per channel: stay within --max-ops up front
+    depth = 2 * (s.gpus_per_node - 1 + levels);
+    ops_per_step = 6;
+  } else if (plan.algorithm == "pipelined_chain") {
+    depth = s.ranks - 1;
+    ops_per_step = 3;
+  }
+  if (depth > 0) {
+    // A step costs each rank up to ops_per_step ops per channel: stay within --max-ops up front
     // (1440 ranks in NVL72 racks would otherwise build 100 M ops to throw away).
-    const std::uint64_t affordable = r.max_ops / (std::uint64_t{s.ranks} * plan.channels * 6);
+    const std::uint64_t affordable = r.max_ops / (std::uint64_t{s.ranks} * plan.channels * ops_per_step);
     pieces = std::max<std::uint64_t>(8, std::min(16 * depth, affordable));
   }
   if (per_channel_block / chunk > pieces) chunk = (per_channel_block / pieces + 4095) / 4096 * 4096;
+  // LL and LL128 flag every 8 or 128 bytes, so a rank forwards what has arrived before the
+  // rest of the step has: a chain of them streams, where chunks that fill a step would be
+  // stored and forwarded whole at every hop (Simple's are: its flag covers the slice). The
+  // chain is then cut finer than NCCL's steps, each piece paying its share of a step's cost.
+  if (plan.algorithm == "pipelined_chain" && plan.protocol != coll::Protocol::Simple &&
+      per_channel_block / chunk < pieces) {
+    const auto steps_of = [&](std::uint64_t c) { return std::max<std::uint64_t>(1, (per_channel_block + c - 1) / c); };
+    const std::uint64_t finer = std::max<std::uint64_t>(4096, (per_channel_block / pieces + 4095) / 4096 * 4096);
+    if (steps_of(finer) > steps_of(chunk)) {
+      spec.step_ns = static_cast<std::int64_t>(static_cast<double>(plan.step_ns) * static_cast<double>(steps_of(chunk)) /
+                                               static_cast<double>(steps_of(finer)));
+      chunk = finer;
+    }
+  }
   if (chunk != plan.chunk_bytes) {
     spec.chunk_bytes = chunk;
     plan = coll::make_plan(spec);
@@ -313,6 +335,11 @@ std::uint64_t largest_simulated_size(const ValidationSetup& s, const ValidationR
 ValidationSetup resolve_setup(const validation::TestRun& run, const ValidationRequest& request) {
   const validation::RunFacts facts = validation::infer_run_facts(run);
   ValidationSetup s;
+  if (!facts.unsupported_program.empty())
+    throw CLI::ValidationError("LOG", "nccl-tests " + facts.unsupported_program +
+                                          " measures a collective that collsim does not simulate (it validates "
+                                          "all_reduce, all_gather, reduce_scatter, alltoall, broadcast, reduce and "
+                                          "sendrecv)");
   if (!facts.collective)
     throw CLI::ValidationError("LOG", "the log does not say which collective it measured (no program name, and the "
                                       "columns do not tell)");

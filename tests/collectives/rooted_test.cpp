@@ -1,4 +1,4 @@
-// The rooted family: binomial-tree and pipelined-chain broadcast, binomial-tree reduce.
+// The rooted family: binomial-tree and pipelined-chain broadcast and reduce.
 
 #include <gtest/gtest.h>
 
@@ -27,7 +27,8 @@ struct Rooted {
 const Rooted kBinomialBroadcast{Collective::Broadcast, "binomial_tree"};
 const Rooted kChainBroadcast{Collective::Broadcast, "pipelined_chain"};
 const Rooted kBinomialReduce{Collective::Reduce, "binomial_tree"};
-const Rooted kAllRooted[] = {kBinomialBroadcast, kChainBroadcast, kBinomialReduce};
+const Rooted kChainReduce{Collective::Reduce, "pipelined_chain"};
+const Rooted kAllRooted[] = {kBinomialBroadcast, kChainBroadcast, kBinomialReduce, kChainReduce};
 
 std::string label(const Rooted& a) { return std::string(to_string(a.collective)) + " " + a.name; }
 
@@ -179,6 +180,44 @@ TEST(PipelinedChain, EveryRankButTheLastForwardsEveryChunkOnce) {
       }
 }
 
+TEST(PipelinedChain, ReduceRunsFromTheRootsSuccessorAroundToTheRoot) {
+  for (std::uint32_t n : {2u, 3u, 5u, 8u, 33u})
+    for (std::uint32_t root : {0u, n / 3, n - 1})
+      for (std::uint64_t steps : {1u, 4u}) {
+        const std::uint64_t bytes = std::uint64_t{n} * 4096;
+        const goal::Schedule s = generate(rooted_spec(kChainReduce, n, bytes, root, 1, bytes / steps));
+        const testing::RankTraffic sent = testing::traffic_of(s), got = testing::traffic_of(s, goal::OpKind::Recv);
+        const goal::RankId first = (root + 1) % n;
+        for (goal::RankId r = 0; r < n; ++r) {
+          EXPECT_EQ(sent.messages[r], r == root ? 0u : steps) << "n=" << n << " root=" << root << " rank " << r;
+          EXPECT_EQ(got.messages[r], r == first ? 0u : steps) << "n=" << n << " root=" << root << " rank " << r;
+          EXPECT_EQ(got.bytes[r], r == first ? 0u : bytes) << "n=" << n << " root=" << root << " rank " << r;
+          for (goal::RankId peer : peers_of(s, r, goal::OpKind::Send)) {
+            EXPECT_EQ(peer, (r + 1) % n);
+          }
+        }
+        EXPECT_EQ(sum(sent.bytes), (n - 1u) * bytes) << "n=" << n;
+      }
+}
+
+TEST(PipelinedChain, ChunksAreOneStepOfNcclsBuffer) {
+  // BROADCAST_CHUNKSTEPS = REDUCE_CHUNKSTEPS = 1: a quarter of the ring's 4-step chunk
+  // (Simple 2 MiB -> 512 KiB); LL's protocol chunk is already one step.
+  for (const Rooted& a : {kChainBroadcast, kChainReduce}) {
+    CollectiveSpec spec = rooted_spec(a, 8, 64 << 20, 0);
+    EXPECT_EQ(make_plan(spec).chunk_bytes, 512u << 10) << label(a);
+    spec.protocol = Protocol::LL;
+    EXPECT_EQ(make_plan(spec).chunk_bytes, protocol_costs(Protocol::LL).chunk_bytes) << label(a);
+  }
+}
+
+TEST(PipelinedChain, NcclsTuningRunsReduceAndBroadcastAsChains) {
+  for (Collective c : {Collective::Broadcast, Collective::Reduce}) {
+    CollectiveSpec spec = spec_of(c, "auto", 8, 64 << 20);
+    EXPECT_EQ(make_plan(spec).algorithm, "pipelined_chain") << to_string(c);
+  }
+}
+
 TEST(BinomialReduce, EveryOtherRankSendsOnceAndTheRootReceivesCeilLog2N) {
   for (std::uint32_t n : {2u, 3u, 5u, 8u, 33u})
     for (std::uint32_t root : {0u, n / 3, n - 1}) {
@@ -313,6 +352,28 @@ TEST_F(BrokenChain, TheLastRankExpectingAnotherChunkIsNamed) {
                  units = {UnitRange{2, 3}};
                })),
                {"rank 1 op", "expects chunk 2", "carries chunk 0"});
+}
+
+// n = 5, root 2, 3 chunks: the reduce chain is 3 -> 4 -> 0 -> 1 -> 2.
+class BrokenChainReduce : public ::testing::Test {
+ protected:
+  Plan plan = make_plan(rooted_spec(kChainReduce, 5, 3 * 1024, 2, 1, 1024));
+  goal::Schedule good = generate(plan);
+};
+
+TEST_F(BrokenChainReduce, AReduceTurnedIntoACopyLosesTheUpstreamContributions) {
+  const goal::LocalOp victim = testing::nth_op(good, 0, goal::OpKind::Recv, 0);
+  expect_error(verify(testing::tampered(plan, 0, victim, [](goal::Op&, Payload& p, auto&) {
+                 p.action = DataAction::Copy;
+               })),
+               {"rank 2 chunk 0", "is missing"});
+}
+
+TEST_F(BrokenChainReduce, ASendSkippingARankIsCaught) {
+  // Member 4 sends its first partial sum to 1 instead of 0; 0 then receives chunk 1 in its place.
+  const goal::LocalOp victim = testing::nth_op(good, 4, goal::OpKind::Send, 0);
+  expect_error(verify(testing::tampered(plan, 4, victim, [](goal::Op& op, Payload&, auto&) { op.peer = 1; })),
+               {"rank 0 op", "expects chunk 0", "carries chunk 1"});
 }
 
 // n = 8, root 5, 2 chunks: relative ranks 0..7 are members 5, 6, 7, 0, 1, 2, 3, 4; the root

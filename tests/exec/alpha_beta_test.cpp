@@ -59,7 +59,7 @@ struct Request {
   std::string algorithm;
   std::uint32_t n = 8;
   std::uint64_t bytes = 64 * kMiB;
-  std::uint64_t chunk = 0;  // 0: the protocol's (2 MiB for Simple) or the algorithm's
+  std::uint64_t chunk = 0;  // 0: the protocol's (2 MiB for Simple) or the algorithm's (512 KiB for chains)
   std::uint32_t in_flight = 0;
   std::uint32_t ranks_per_node = 1;
 };
@@ -200,13 +200,20 @@ TEST(AlphaBeta, BroadcastBinomialTree) {
                           3 * T(64 * kMiB) + 3 * T(2 * kMiB) + 3 * kAlpha + kAck);
 }
 
-// Pipelined chain 0 -> 1 -> ... -> 7: p = 32 chunks of m = 2 MiB. Chunk k leaves rank v as
-// soon as it arrived and the link finished chunk k-1, so the last chunk arrives after
-// (n - 1 + p - 1) = 38 chunk steps and n - 1 alphas (the latencies of the hops, not of the
+// Pipelined chain 0 -> 1 -> ... -> 7: p = 128 chunks of m = 512 KiB (NCCL's broadcast chunk
+// is one step of its buffer, a quarter of a ring's 2 MiB). Chunk k leaves rank v as soon as
+// it arrived and the link finished chunk k-1, so the last chunk arrives after
+// (n - 1 + p - 1) = 134 chunk steps and n - 1 alphas (the latencies of the hops, not of the
 // chunks, which stream back to back); every chunk step also carries the ACK of a chunk.
 TEST(AlphaBeta, BroadcastPipelinedChain) {
   expect_within_1_percent({coll::Collective::Broadcast, "pipelined_chain", 8},
-                          7 * kAlpha + 38 * (T(2 * kMiB) + kA) + kAck);
+                          7 * kAlpha + 134 * (T(512 << 10) + kA) + kAck);
+}
+// NCCL's ring reduce, the chain 1 -> 2 -> ... -> 7 -> 0 with free reductions: the broadcast
+// chain's formula, 128 chunks of 512 KiB over 7 hops.
+TEST(AlphaBeta, ReducePipelinedChain) {
+  expect_within_1_percent({coll::Collective::Reduce, "pipelined_chain", 8},
+                          7 * kAlpha + 134 * (T(512 << 10) + kA) + kAck);
 }
 TEST(AlphaBeta, BroadcastPipelinedChainOf16SmallChunks) {
   // p = 256 chunks of 256 KiB: 15 + 255 = 270 chunk steps.
@@ -260,7 +267,7 @@ TEST(AlphaBeta, SendrecvDirect) {
 }
 
 // Every registered algorithm has a formula above.
-TEST(AlphaBeta, CoversEveryAlgorithm) { EXPECT_EQ(coll::all_algorithms().size(), 18u); }
+TEST(AlphaBeta, CoversEveryAlgorithm) { EXPECT_EQ(coll::all_algorithms().size(), 19u); }
 
 // With the default ACK per packet, a rank that sends and receives at full rate also sends an
 // ACK (64 wire bytes) per packet it receives: its link carries 4160 + 64 bytes per data packet,

@@ -255,6 +255,54 @@ class Validate(unittest.TestCase):
         self.assertIn("extrapolated from 8MiB and 16MiB", size["algorithm"])
         self.assertIn("not yet linear", size["algorithm"])
 
+    def test_broadcast_and_reduce_run_as_nccls_ring_chains(self):
+        # nccl-tests broadcast_perf and reduce_perf on log 17's 8 H100 (times made up, busbw =
+        # algbw as nccl-tests computes it). NCCL runs both as a chain around the ring in chunks
+        # of one 512 KiB step. At 1 GiB each of 24 channels pipelines 85 chunks through 7 hops
+        # (85/92 busy) and each 28 us chunk waits a 3.4 us step (89%): ~82% of 450 x 64/65 GB/s.
+        # At 4 MiB (LL128) a chain streams: well under the 7 x 4 MiB / 443 GB/s = 66 us that
+        # forwarding each step whole at every hop would take, and above one pass, 10 us.
+        with open(log("17")) as f:
+            header = f.read().split("# Reducing")[0]
+        link = 450 * 64 / 65
+        with tempfile.TemporaryDirectory() as d:
+            for program, redop in (("broadcast_perf", "none"), ("reduce_perf", "sum")):
+                rows = []
+                for size in (4 << 20, 1 << 30):
+                    t = 20 + size / 300e3
+                    bw = size / t / 1e3
+                    rows.append(f"{size:12d}  {size // 4:12d}     float  {redop:>6s}       0  {t:7.2f}  {bw:6.2f}  "
+                                f"{bw:6.2f}       0  {t:7.2f}  {bw:6.2f}  {bw:6.2f}       0")
+                path = os.path.join(d, program + ".log")
+                with open(path, "w") as f:
+                    f.write(header.replace("all_reduce_perf", program) +
+                            "#       size         count      type   redop    root     time   algbw   busbw  #wrong"
+                            "     time   algbw   busbw  #wrong\n" + "\n".join(rows) + "\n")
+                r = collsim("validate", path, "--json")
+                self.assertEqual(r.returncode, 0, r.stderr)
+                small, large = json.loads(r.stdout)["sizes"]
+                self.assertTrue(small["algorithm"].startswith("pipelined_chain LL128"), small["algorithm"])
+                self.assertLess(small["simulated_us"], 0.8 * 7 * (4 << 20) / link / 1e3, program)
+                self.assertGreater(small["simulated_us"], (4 << 20) / link / 1e3, program)
+                self.assertTrue(large["algorithm"].startswith("pipelined_chain Simple"), large["algorithm"])
+                self.assertGreater(large["simulated_busbw"], 0.75 * link, program)
+                self.assertLess(large["simulated_busbw"], 0.9 * link, program)
+
+    def test_collectives_collsim_does_not_simulate_are_refused_not_guessed(self):
+        # scatter_perf prints busbw = algbw (n-1)/n and no redop, as allgather does: a run named
+        # gather, scatter or hypercube must not be simulated as what its columns resemble.
+        with open(log("17")) as f:
+            text = f.read()
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "scatter.log")
+            with open(path, "w") as f:
+                f.write(text.replace("all_gather_perf", "scatter_perf"))
+            r = collsim("validate", path, "--run", "1")
+            self.assertNotEqual(r.returncode, 0)
+            self.assertIn("nccl-tests scatter_perf measures a collective that collsim does not simulate", r.stderr)
+            r = collsim("validate", path, "--run", "0", "--max-bytes", "32MiB")  # the all_reduce_perf run
+            self.assertEqual(r.returncode, 0, r.stderr)
+
     def test_list_systems(self):
         r = collsim("validate", "--list-systems")
         self.assertEqual(r.returncode, 0, r.stderr)

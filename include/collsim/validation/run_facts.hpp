@@ -16,6 +16,9 @@ namespace collsim::validation {
 struct RunFacts {
   std::optional<coll::Collective> collective;
   std::string collective_source;     // "program all_reduce_perf", "busbw/algbw and redop", ...
+  // An nccl-tests program whose collective collsim does not simulate (gather_perf,
+  // scatter_perf, hypercube_perf): the columns would pass for another collective's.
+  std::string unsupported_program;
   std::uint32_t ranks = 0;           // 0: unknown
   std::string ranks_source;
   std::uint32_t nodes = 0;           // 0: unknown (no complete device list)

@@ -1,0 +1,35 @@
+// NCCL's ring reduce: a chain root+1 -> root+2 -> ... -> root+n-1 -> root around the ring,
+// pipelined in chunks of one step of NCCL's buffer. The root's successor sends its own data,
+// every later rank adds its own to what it received and passes the sum on, and the root adds
+// its own last. n-1 links each carry the whole buffer once, as in the broadcast chain.
+
+#include "algorithms/rooted_schedule.hpp"
+#include "collsim/collectives/algorithm.hpp"
+
+namespace collsim::coll {
+namespace {
+
+void emit(RankEmitter& out) {
+  const Plan& plan = out.plan();
+  const std::uint32_t n = out.n();
+  if (n == 1) return;
+  const std::uint32_t v = relative_rank(plan, out.me());
+  const std::uint64_t steps = plan.block_pipeline_steps();
+  for (std::uint64_t s = 0; s < steps; ++s)
+    for (std::uint32_t c = 0; c < plan.channels; ++c) {
+      const std::uint64_t slice = std::uint64_t{c} * steps + s;
+      const UnitRange units{slice, slice + 1};
+      // Relative rank 1 starts the chain; the root (0) ends it.
+      const goal::LocalOp partial = v == 1 ? kNoOp : out.recv(member_of(plan, (v + n - 1) % n), c, units, DataAction::Reduce);
+      if (v != 0) out.send(member_of(plan, (v + 1) % n), c, units, partial);
+    }
+}
+
+}  // namespace
+
+extern const Algorithm kReducePipelinedChain{
+    "pipelined_chain", Collective::Reduce,
+    "NCCL ring reduce: a chain ending at the root, each rank adding its data, pipelined in chunks", pipelined_slices,
+    emit, nullptr, one_step_chunk};
+
+}  // namespace collsim::coll
