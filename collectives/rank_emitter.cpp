@@ -1,5 +1,6 @@
 #include "collsim/collectives/rank_emitter.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace collsim::coll {
@@ -60,6 +61,13 @@ RankEmitter::Connection& RankEmitter::connection(goal::OpKind kind, std::uint32_
   return connections_[key];
 }
 
+std::uint32_t RankEmitter::nic(std::uint32_t channel) const {
+  if (!plan_.nic_of_rank) return channel / plan_.channels_per_request % plan_.nics;
+  const std::uint64_t g = plan_.node_size(), local = me_ % g;
+  const std::uint32_t per_rank = std::max<std::uint32_t>(1, static_cast<std::uint32_t>(plan_.nics / g));
+  return static_cast<std::uint32_t>((local * plan_.nics / g + channel % per_rank) % plan_.nics);
+}
+
 goal::Op RankEmitter::message(goal::OpKind kind, std::uint32_t peer, std::uint32_t channel,
                               std::uint64_t data_bytes) const {
   goal::Op op;
@@ -68,7 +76,7 @@ goal::Op RankEmitter::message(goal::OpKind kind, std::uint32_t peer, std::uint32
   op.tag = plan_.tag + channel;
   op.size = wire_bytes(plan_.protocol, data_bytes);
   op.cpu = static_cast<std::uint8_t>(plan_.first_cpu + channel);
-  op.nic = static_cast<std::uint8_t>(channel % plan_.nics);
+  op.nic = static_cast<std::uint8_t>(nic(channel));
   return op;
 }
 

@@ -67,6 +67,7 @@ Plan make_plan(const CollectiveSpec& spec) {
   plan.first_cpu = spec.first_cpu;
   if (spec.nics < 1 || spec.nics > 256) bad("nics must be 1..256, not " + std::to_string(spec.nics));
   plan.nics = spec.nics;
+  plan.nic_of_rank = spec.nic_of_rank;
   if (spec.ranks_per_node < 1) bad("ranks_per_node must be at least 1");
   plan.ranks_per_node = spec.ranks_per_node;
   if (spec.tag >= goal::kAnyTag - spec.channels)
@@ -99,6 +100,7 @@ Plan make_plan(const CollectiveSpec& spec) {
   }
   if (algorithm->channels_per_request > 1) {
     plan.channels *= algorithm->channels_per_request;
+    plan.channels_per_request = algorithm->channels_per_request;
     if (plan.channels > 128 || plan.first_cpu + plan.channels > 256 || plan.tag >= goal::kAnyTag - plan.channels)
       bad(plan.algorithm + " runs " + std::to_string(algorithm->channels_per_request) +
           " channels per channel asked for, which leaves too few cpus or tags");

@@ -51,9 +51,10 @@ goal::Schedule make_nvls_allreduce(const NvlsAllreduce& a) {
         std::vector<goal::LocalOp> in;
         for (std::uint32_t g = 0; g < a.gpus; ++g) in.push_back(b.add(goal::Op::recv(chunks[c][k], first + g, c, cpu)));
         if (a.nodes == 2) {
-          const goal::LocalOp out = b.add(goal::Op::send(chunks[c][k], other_engine, c, cpu));
+          // Channel c crosses through NIC c (modulo the node's), as NCCL binds its channels.
+          const goal::LocalOp out = b.add(goal::Op::send(chunks[c][k], other_engine, c, cpu, cpu));
           for (goal::LocalOp i : in) b.add_requires(out, i);
-          in.push_back(b.add(goal::Op::recv(chunks[c][k], other_engine, c, cpu)));
+          in.push_back(b.add(goal::Op::recv(chunks[c][k], other_engine, c, cpu, cpu)));
         }
         for (std::uint32_t g = 0; g < a.gpus; ++g) {
           const goal::LocalOp out = b.add(goal::Op::send(chunks[c][k], first + g, c, cpu));

@@ -44,8 +44,12 @@ std::vector<SystemPreset> build() {
                                           1000, 24))),
       preset("dgx-h100", "DGX/HGX H100: 8 GPUs, NVSwitch NVLink4 450 GB/s per GPU, NVLS, 8x NDR 400G InfiniBand",
              "H100", GpuArch::Hopper, 8, IntraNode::NvSwitch, 450, 120, true, 8, 400, 600, 24),
-      efa(preset("h100-efa", "HGX H100 as AWS p5: NVLink4 450 GB/s per GPU, NVLS, 32x 100G EFA NICs", "H100",
-                 GpuArch::Hopper, 8, IntraNode::NvSwitch, 450, 120, true, 32, 100, 1000, 24)),
+      // p5's 32 EFA devices are 4 per GPU, which the aws-ofi-nccl plugin stripes as one NCCL
+      // NIC of 400 Gb/s: a channel is bound to it as to one NDR NIC.
+      efa(preset("h100-efa",
+                 "HGX H100 as AWS p5: NVLink4 450 GB/s per GPU, NVLS, 32x 100G EFA NICs (4 per GPU, striped as "
+                 "one 400G NIC)",
+                 "H100", GpuArch::Hopper, 8, IntraNode::NvSwitch, 450, 120, true, 8, 400, 1000, 24)),
       preset("h100-4gpu-ib",
              "4x H100 SXM per node, direct NVLink4 mesh (no NVSwitch, no NVLS; 3 peers x 6 links), 4x HDR 200G "
              "InfiniBand (SURF Snellius gcn nodes)",

@@ -101,7 +101,8 @@ TreeLinks member_links(std::uint32_t n, std::uint32_t p, std::uint32_t tree, std
 
 // plan.channels counts both trees: channel 2c + t runs tree t of the c-th channel asked for,
 // so half the data goes through each tree, and pipelined_slices gives every pipeline step of
-// every tree its own slice.
+// every tree its own slice. Both trees of a pair go through the pair's NIC (RankEmitter::nic),
+// whose node is interior in one tree and a leaf in the other, as NCCL's are.
 
 void emit(RankEmitter& out) {
   const Plan& plan = out.plan();

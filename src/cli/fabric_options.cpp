@@ -14,7 +14,7 @@ void FabricCliOptions::add_to(CLI::App& cmd) {
       ->check(CLI::ExistingFile);
   cmd.add_option("--set", set, "Set one fabric parameter, e.g. --set mtu_bytes=1KiB (repeatable)");
   cmd.add_option("--cc", cc, "Congestion control: none, dcqcn, swift");
-  cmd.add_option("--routing", routing, "Routing: ecmp, spray, adaptive, dimension-order, minimal, valiant, ugal");
+  cmd.add_option("--routing", routing, "Routing: ecmp, spray, adaptive, dimension-order, minimal, valiant, ugal, rail (the GOAL op's nic picks among equal paths)");
   cmd.add_flag("--lossy", lossy, "Tail drop and retransmission instead of PFC");
   cmd.add_option("--partition", partition, "Placement of devices over MPI ranks: metis, block, round-robin, random")
       ->capture_default_str();

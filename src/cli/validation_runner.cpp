@@ -62,6 +62,9 @@ coll::CollectiveSpec base_spec(const ValidationSetup& s, const ValidationRequest
   spec.bytes = bytes;
   spec.channels = s.channels;
   spec.ranks_per_node = s.gpus_per_node;
+  // NCCL binds each channel's connections to one NIC, and point-to-point to the GPU's own.
+  spec.nics = std::max<std::uint32_t>(1, s.preset.nics_per_node);
+  spec.nic_of_rank = s.collective == coll::Collective::AllToAll || s.collective == coll::Collective::SendRecv;
   // Channels the log's NCCL INFO reports are what NCCL's search found for these links, so the
   // links' bandwidth is split over them; a channel count cut with --channels (to bound the
   // simulation) does not make a channel faster, so the preset's split holds then.
@@ -480,7 +483,8 @@ RunValidation validate_run(const validation::TestRun& log_run, std::size_t run_i
     o.fabric.set.push_back("pfc_xon_bytes=" + std::to_string(xoff / 2));
     o.fabric.set.push_back("ecn_kmin_bytes=" + std::to_string(scale * 100 * 1024));
     o.fabric.set.push_back("ecn_kmax_bytes=" + std::to_string(scale * 400 * 1024));
-    if (o.fabric.routing.empty()) o.fabric.routing = "spray";
+    // Each message keeps to its NIC's rail, as NCCL's connections do (see base_spec).
+    if (o.fabric.routing.empty()) o.fabric.routing = "rail";
     // NCCL's buffers are posted ahead: every message is eager.
     o.host_set.push_back("S=" + std::to_string(std::uint64_t{1} << 40));
     const auto ts = std::chrono::steady_clock::now();

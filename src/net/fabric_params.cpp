@@ -105,7 +105,7 @@ Descriptor choice(const char* name, E FabricParams::*member, const E (&values)[N
 
 constexpr RoutingMode kRouting[] = {RoutingMode::Ecmp,     RoutingMode::Spray,   RoutingMode::Adaptive,
                                     RoutingMode::DimensionOrder, RoutingMode::Minimal, RoutingMode::Valiant,
-                                    RoutingMode::Ugal};
+                                    RoutingMode::Ugal,     RoutingMode::Rail};
 constexpr CongestionControlKind kCc[] = {CongestionControlKind::None, CongestionControlKind::Dcqcn,
                                          CongestionControlKind::Swift};
 
@@ -199,6 +199,7 @@ std::string_view to_string(RoutingMode mode) {
     case RoutingMode::Minimal: return "minimal";
     case RoutingMode::Valiant: return "valiant";
     case RoutingMode::Ugal: return "ugal";
+    case RoutingMode::Rail: return "rail";
   }
   return "unknown";
 }

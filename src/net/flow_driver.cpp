@@ -148,7 +148,7 @@ class FlowDriverApp final : public HostApp {
   }
   void on_timer(Host& host, std::uint64_t k) override {
     const FlowSpec& f = flows_[by_sender_[host.index()][k]];
-    host.start_flow(f.dst, f.bytes);
+    host.start_flow(f.dst, f.bytes, 0, {}, f.nic);
   }
   void on_delivered(Host&, const FlowEnd& e) override {
     records_.push_back({by_sender_[e.src][e.flow], 0, e.end.picoseconds(), 0});

@@ -53,7 +53,10 @@ FlowId Host::start_flow(HostIndex dst, std::uint64_t bytes, std::uint8_t priorit
   const std::uint64_t mtu = ctx_.params.mtu_bytes;
   f.packets = static_cast<std::uint32_t>(bytes == 0 ? 1 : (bytes + mtu - 1) / mtu);
   f.priority = priority;
-  f.entropy = static_cast<std::uint32_t>(mix(mix(ctx_.params.seed, index_), id));
+  // Under rail routing a flow bound to a NIC carries that NIC's index, which picks its rail.
+  f.entropy = ctx_.params.routing == RoutingMode::Rail && nic != kAnyNic
+                  ? nic
+                  : static_cast<std::uint32_t>(mix(mix(ctx_.params.seed, index_), id));
   f.port = port_toward(dst, f.entropy, nic);
   f.label = label;
   f.start = now();

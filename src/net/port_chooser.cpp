@@ -83,6 +83,11 @@ std::uint16_t PortChooser::choose(topo::NodeId node, Packet& p, const std::vecto
     case RoutingMode::DimensionOrder: return dimension_order(node, p);
     case RoutingMode::Valiant:
     case RoutingMode::Ugal: return dragonfly(node, p, ports, random);
+    case RoutingMode::Rail: {
+      const auto c = table_.next_ports(node, p.dst);
+      if (c.empty()) no_route(node, p);
+      return c[p.entropy % c.size()];
+    }
     case RoutingMode::Ecmp:
     case RoutingMode::Spray:
     case RoutingMode::Minimal: break;

@@ -1,5 +1,5 @@
 // Routing modes on the topologies they are made for: dimension-order on a torus, minimal,
-// Valiant and UGAL on a dragonfly.
+// Valiant and UGAL on a dragonfly, rail on a leaf-spine whose spines stand for rails.
 
 #include <gtest/gtest.h>
 
@@ -157,6 +157,44 @@ TEST(Routing, AdaptiveAvoidsTheBusyUplink) {
   // 4 flows over 2 uplinks: at best 2 MiB per uplink.
   EXPECT_GE(makespan(a).picoseconds(), 2 * (1 << 20) * kPsPerByte);
   EXPECT_LE(makespan(a), makespan(e));
+}
+
+// Bytes leaf 0 sent up each of its uplinks (testing::leaf_spine links have the leaf as `a`).
+std::vector<std::uint64_t> leaf0_uplink_bytes(const topo::Topology& t, const std::vector<std::uint64_t>& bytes) {
+  std::vector<std::uint64_t> out;
+  for (std::size_t l = 0; l < t.links().size(); ++l) {
+    const topo::Link& link = t.link(static_cast<topo::LinkId>(l));
+    if (t.node(link.a).kind == topo::NodeKind::Switch && t.node(link.b).kind == topo::NodeKind::Switch &&
+        t.node(link.a).index == 0)
+      out.push_back(bytes[2 * l]);
+  }
+  return out;
+}
+
+TEST(Routing, RailKeepsEachFlowOnItsNicsSpine) {
+  // 2 leaves x 4 hosts, 4 spines; host i of leaf 0 sends 1 MiB to host i of leaf 1. Told NIC
+  // i, flow i takes spine i % 4: one flow per uplink, all at once. Told NIC 5 each, all four
+  // take spine 1 and share its 100 Gb/s: at least 4 MiB at 80 ps per byte.
+  const topo::Topology t = testing::leaf_spine(2, 4, 4, gbps(100), ns(500));
+  FabricParams rail;
+  rail.routing = RoutingMode::Rail;
+  std::vector<FlowSpec> spread, bound;
+  for (HostIndex i = 0; i < 4; ++i) {
+    spread.push_back({i, 4 + i, 1 << 20, {}, i});
+    bound.push_back({i, 4 + i, 1 << 20, {}, 5});
+  }
+  const auto a = testing::run(t, rail, spread), b = testing::run(t, rail, bound);
+  EXPECT_EQ(a.totals.bytes_delivered, 4u << 20);
+  EXPECT_EQ(b.totals.bytes_delivered, 4u << 20);
+  for (std::uint64_t bytes : leaf0_uplink_bytes(t, a.link_bytes)) EXPECT_GE(bytes, 1u << 20);
+  const std::vector<std::uint64_t> up = leaf0_uplink_bytes(t, b.link_bytes);
+  ASSERT_EQ(up.size(), 4u);
+  for (std::size_t s = 0; s < up.size(); ++s) {
+    if (s == 1) EXPECT_GE(up[s], 4u << 20);
+    else EXPECT_EQ(up[s], 0u) << "spine " << s;
+  }
+  EXPECT_GE(makespan(b).picoseconds(), 4 * (1 << 20) * kPsPerByte);
+  EXPECT_LT(makespan(a).picoseconds(), 2 * (1 << 20) * kPsPerByte);
 }
 
 }  // namespace

@@ -214,11 +214,14 @@ class Validate(unittest.TestCase):
                       how)
         self.assertLess(abs(scaled / full - 1), 0.03, (scaled, full))
         # Allgather (n - 1 rounds) of the Simple protocol, down to 2 nodes: 2 x 15 x 16 x 2 = 960.
+        # Its 2 channels keep to 2 of the 8 NICs, which bound both rings (~85 GB/s), and the
+        # 2-node ring fills its pipeline differently: within 8%.
         full, _ = self.ring_busbw(1, 4000000, "--proto", "simple")
         scaled, how = self.ring_busbw(1, 1200, "--proto", "simple")
         self.assertIn("as a ring over 16 ranks (2 of 10 nodes)", how)
         self.assertIn("scaled by 79/15", how)
-        self.assertLess(abs(scaled / full - 1), 0.06, (scaled, full))
+        self.assertLess(full, 2 * 50)  # two 400G NICs
+        self.assertLess(abs(scaled / full - 1), 0.08, (scaled, full))
 
     def test_a_ring_too_large_even_over_two_nodes_is_refused_up_front(self):
         # 1440 ranks (log 14) in a ring over 8 channels: 2 x 2878 rounds x 1440 x 8 = 66309120
@@ -302,6 +305,18 @@ class Validate(unittest.TestCase):
             self.assertIn("nccl-tests scatter_perf measures a collective that collsim does not simulate", r.stderr)
             r = collsim("validate", path, "--run", "0", "--max-bytes", "32MiB")  # the all_reduce_perf run
             self.assertEqual(r.returncode, 0, r.stderr)
+
+    def test_point_to_point_goes_through_the_gpus_own_nic(self):
+        # Log 36's sendrecv: 16 ranks on 2 nodes of 8, rank r sends to r + 1. Ranks 7 and 15
+        # send across, each through its GPU's one 400G NIC as NCCL's p2p does, whatever its 24
+        # channels (spread over the node's 8 NICs it would reach 8 times that): busbw = algbw
+        # <= 50 GB/s x 64/65 of header = 49.2 GB/s.
+        r = collsim("validate", log("36"), "--system", "dgx-h100", "--run", "1", "--min-bytes", "1GiB",
+                    "--max-bytes", "1GiB", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        size = json.loads(r.stdout)["sizes"][0]
+        self.assertLessEqual(size["simulated_busbw"], 50 * 64 / 65 * 1.001)
+        self.assertGreater(size["simulated_busbw"], 0.95 * 50 * 64 / 65)
 
     def test_list_systems(self):
         r = collsim("validate", "--list-systems")

@@ -107,6 +107,8 @@ class RankEmitter {
   goal::LocalOp launch(std::uint32_t channel);
   Connection& connection(goal::OpKind kind, std::uint32_t peer, std::uint32_t channel);
   goal::Op message(goal::OpKind kind, std::uint32_t peer, std::uint32_t channel, std::uint64_t data_bytes) const;
+  // The NIC a message of this channel goes through (Plan::nic_of_rank).
+  std::uint32_t nic(std::uint32_t channel) const;
 
   const Plan& plan_;
   UnitLayout layout_;

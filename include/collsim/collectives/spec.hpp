@@ -28,6 +28,9 @@ struct CollectiveSpec {
   std::int64_t step_ns = -1;            // -1: the protocol's
   std::uint32_t ranks_per_node = 1;     // consecutive group members that share a node
   std::uint32_t nics = 1;               // channel c sends through nic c % nics
+  // Instead, a rank sends through its own GPU's NICs: local rank r of a node with g ranks
+  // through nic r * nics / g (plus c % (nics / g) when it has several), as NCCL's p2p does.
+  bool nic_of_rank = false;
   std::uint8_t first_cpu = 0;
   std::uint32_t tag = 0;                // the collective uses tags [tag, tag + channels)
   SystemModel system;                   // what "auto" tunes for
@@ -51,6 +54,10 @@ struct Plan {
   std::int64_t step_ns = 0;
   std::uint32_t ranks_per_node = 1;
   std::uint32_t nics = 1;
+  bool nic_of_rank = false;
+  // Channels the algorithm runs per channel asked for (Algorithm::channels_per_request): they
+  // share the asked-for channel's NIC, as NCCL's two trees of a channel do.
+  std::uint32_t channels_per_request = 1;
   std::uint8_t first_cpu = 0;
   std::uint32_t tag = 0;
   std::uint64_t slices = 1;             // chosen by the algorithm (see UnitLayout)

@@ -12,7 +12,7 @@
 
 namespace collsim::net {
 
-enum class RoutingMode : std::uint8_t { Ecmp, Spray, Adaptive, DimensionOrder, Minimal, Valiant, Ugal };
+enum class RoutingMode : std::uint8_t { Ecmp, Spray, Adaptive, DimensionOrder, Minimal, Valiant, Ugal, Rail };
 enum class CongestionControlKind : std::uint8_t { None, Dcqcn, Swift };
 
 struct FabricParams {

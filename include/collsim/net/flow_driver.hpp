@@ -17,6 +17,7 @@ struct FlowSpec {
   HostIndex dst = 0;
   std::uint64_t bytes = 0;
   pdes::SimTime start;
+  std::uint32_t nic = Host::kAnyNic;  // the NIC (and under rail routing, the rail) to send through
 };
 
 enum class FlowPattern { Permutation, Incast, AllToAll, Random };

@@ -7,6 +7,9 @@
 //   valiant         - dragonflies: via a random router of a third group, then minimal
 //   ugal            - dragonflies (UGAL-L): Valiant when its first port's queue times its
 //                     path length is smaller than the minimal path's
+//   rail            - the packet's entropy modulo the shortest-path ports: senders told a NIC
+//                     (a GOAL op's nic) put it there, so each NCCL channel keeps to the NIC
+//                     (rail) it is bound to; other flows carry their hash, as under ecmp
 // Valiant and UGAL decide at the first router a packet meets and record it in `via`.
 
 #include <cstdint>

@@ -11,8 +11,9 @@
 //           not modelled: a GPU's NVLinks are pooled).
 //   N > 1:  the node switch has one link per NIC, NIC r of every node goes to rail switch
 //           "rail<r>" (rail-optimised, one leaf per rail, non-blocking). A GPU reaches any NIC
-//           of its node through the node switch (as NCCL's PXN does), and flows spread over
-//           the NICs by the fabric's routing.
+//           of its node through the node switch (as NCCL's PXN does); which one a message
+//           takes is the fabric's routing: validate's rail routing keeps it to the NIC of its
+//           op (its channel's, or for point-to-point its GPU's own, as NCCL binds them).
 // An NVLink domain larger than a server (GB200/GB300 NVL72) is one "node" here: NCCL treats
 // the whole domain as one node too (MNNVL).
 
