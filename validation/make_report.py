@@ -180,14 +180,29 @@ DISCUSSION = """## What the errors say
   same kind of hops (NVLink inside a node, one network crossing per node and channel), and
   scales its time after the launch by the ratio of rounds (exact in an alpha-beta model; the
   busbw is the small ring's). Checked against full rings on log 19's 10 nodes: an allreduce
-  ring over 4 nodes within 2%, an allgather ring over 2 nodes within 5%
-  (tests/validation/test_validate_cli.py). Log 14 goes from 68% (trees as our tuning picks
+  ring over 4 nodes within 2%, an allgather ring over 2 nodes within 7% (its 2 channels bound
+  to 2 of the 8 NICs; tests/validation/test_validate_cli.py). Log 14 goes from 68% (trees as our tuning picks
   them) to 43.2%: its 512 MiB is within 7.6%, so the rounds' latency holds (LL128 steps on
   NVLink5, one IB crossing per rack), but its bytes go 1.8x too fast: above 512 MiB the
   simulation adds 2.8 ms per GiB, which is what log 34's 2 racks measure (2.7 ms), where the
   20 racks of log 14 measure 5.0 ms, with the same bytes on every GPU's link. What slows the
   20-rack ring lies outside any 2-rack ring (contention in the larger IB network, or fewer
   channels, which the log does not print), and a sub-ring cannot see it.
+- **Each message keeps to one NIC, as NCCL binds its connections.** The presets' NICs hang off
+  the node switch, and validate used to spray every message's packets over all of a node's
+  NICs, so that one flow crossing nodes had every NIC's bandwidth: log 19's 80-rank sendrecv
+  (10 crossings) was simulated at ~340 GB/s, where one 400G NIC gives 50. Validate now routes
+  by rail (`--routing rail`): a message takes the rail of the NIC its op names, channel c of a
+  ring or tree NIC c modulo the node's NICs (both trees of a tree channel the same NIC, as in
+  NCCL, where the node is interior in one and a leaf in the other; tree 0 on the even NICs and
+  tree 1 on the odd would load them 3:1 and took log 31's 16-node trees from 160 to 100
+  GB/s), and alltoall and sendrecv the sending GPU's own NIC, as NCCL's p2p does. p5's 32 EFA
+  devices are 8 NICs of 400G here, 4 per GPU striped by aws-ofi-nccl as one NCCL device. A
+  2-node sendrecv now gets one NIC, 49.2 GB/s (tests/validation/test_validate_cli.py); log
+  19's sendrecv error falls from 2200% to 224% and log 36's from 2225% to 225%, still flagged:
+  15 GB/s measured is a third of one NIC. Rings and trees that spread their channels evenly
+  move by a few percent (25, training: 19.8% -> 21.4%; 06: 21.0% -> 25.8%, its rings ~4%
+  faster than sprayed ones); the targets met stay the same.
 - **Not modelled**: NVLS/NVLSTree across NVL72 racks or on more than 2 nodes (logs 14, 34), and
   CollNetDirect. Log 19's sendrecv and both runs of log 36 (a thin
   inter-node pipe per INDEX.md) are flagged as inconsistent with the preset, as is log 11 run B

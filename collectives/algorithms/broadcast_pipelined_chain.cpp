@@ -14,14 +14,10 @@ void emit(RankEmitter& out) {
   const std::uint32_t n = out.n();
   if (n == 1) return;
   const std::uint32_t v = relative_rank(plan, out.me());
-  const std::uint64_t steps = plan.block_pipeline_steps();
-  for (std::uint64_t s = 0; s < steps; ++s)
-    for (std::uint32_t c = 0; c < plan.channels; ++c) {
-      const std::uint64_t slice = std::uint64_t{c} * steps + s;
-      const UnitRange units{slice, slice + 1};
-      const goal::LocalOp have = v == 0 ? kNoOp : out.recv(member_of(plan, v - 1), c, units, DataAction::Copy);
-      if (v + 1 < n) out.send(member_of(plan, v + 1), c, units, have);
-    }
+  for_each_slice(plan, [&](std::uint32_t c, UnitRange units) {
+    const goal::LocalOp have = v == 0 ? kNoOp : out.recv(member_of(plan, v - 1), c, units, DataAction::Copy);
+    if (v + 1 < n) out.send(member_of(plan, v + 1), c, units, have);
+  });
 }
 
 }  // namespace

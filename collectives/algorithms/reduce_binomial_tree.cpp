@@ -18,16 +18,12 @@ void emit(RankEmitter& out) {
   const std::uint32_t v = relative_rank(plan, out.me());
   std::vector<std::uint32_t> children = binomial_children(v, n);
   std::reverse(children.begin(), children.end());
-  const std::uint64_t steps = plan.block_pipeline_steps();
   std::vector<goal::LocalOp> reduced(children.size());
-  for (std::uint64_t s = 0; s < steps; ++s)
-    for (std::uint32_t c = 0; c < plan.channels; ++c) {
-      const std::uint64_t slice = std::uint64_t{c} * steps + s;
-      const UnitRange units{slice, slice + 1};
-      for (std::size_t k = 0; k < children.size(); ++k)
-        reduced[k] = out.recv(member_of(plan, children[k]), c, units, DataAction::Reduce);
-      if (v != 0) out.send(member_of(plan, binomial_parent(v)), c, units, reduced);
-    }
+  for_each_slice(plan, [&](std::uint32_t c, UnitRange units) {
+    for (std::size_t k = 0; k < children.size(); ++k)
+      reduced[k] = out.recv(member_of(plan, children[k]), c, units, DataAction::Reduce);
+    if (v != 0) out.send(member_of(plan, binomial_parent(v)), c, units, reduced);
+  });
 }
 
 }  // namespace

@@ -14,15 +14,12 @@ void emit(RankEmitter& out) {
   const std::uint32_t n = out.n();
   if (n == 1) return;
   const std::uint32_t v = relative_rank(plan, out.me());
-  const std::uint64_t steps = plan.block_pipeline_steps();
-  for (std::uint64_t s = 0; s < steps; ++s)
-    for (std::uint32_t c = 0; c < plan.channels; ++c) {
-      const std::uint64_t slice = std::uint64_t{c} * steps + s;
-      const UnitRange units{slice, slice + 1};
-      // Relative rank 1 starts the chain; the root (0) ends it.
-      const goal::LocalOp partial = v == 1 ? kNoOp : out.recv(member_of(plan, (v + n - 1) % n), c, units, DataAction::Reduce);
-      if (v != 0) out.send(member_of(plan, (v + 1) % n), c, units, partial);
-    }
+  // Relative rank 1 starts the chain; the root (0) ends it.
+  for_each_slice(plan, [&](std::uint32_t c, UnitRange units) {
+    const goal::LocalOp partial =
+        v == 1 ? kNoOp : out.recv(member_of(plan, (v + n - 1) % n), c, units, DataAction::Reduce);
+    if (v != 0) out.send(member_of(plan, (v + 1) % n), c, units, partial);
+  });
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "collsim/collectives/rank_emitter.hpp"
 #include "collsim/collectives/spec.hpp"
 
 namespace collsim::coll {
@@ -23,6 +24,19 @@ inline std::uint32_t member_of(const Plan& plan, std::uint32_t relative) {
 // Simple and ~540 KB for LL128, whose protocol chunks hold 4 steps, and LL's one step.
 inline std::uint64_t one_step_chunk(const Plan& plan) {
   return plan.protocol == Protocol::LL ? plan.chunk_bytes : std::max<std::uint64_t>(1, plan.chunk_bytes / 4);
+}
+
+// Calls f(channel, units) for every slice, step by step and channel by channel: the order in
+// which every rooted algorithm walks them, so that each connection's messages line up at both
+// of its ends.
+template <class F>
+void for_each_slice(const Plan& plan, F&& f) {
+  const std::uint64_t steps = plan.block_pipeline_steps();
+  for (std::uint64_t s = 0; s < steps; ++s)
+    for (std::uint32_t c = 0; c < plan.channels; ++c) {
+      const std::uint64_t slice = std::uint64_t{c} * steps + s;
+      f(c, UnitRange{slice, slice + 1});
+    }
 }
 
 // MPICH's binomial tree: relative rank v > 0 hangs below v - lowbit(v) and owns the subtree
