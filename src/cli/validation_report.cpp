@@ -110,6 +110,23 @@ nlohmann::json validation_json(const validation::LogFile& log, const std::vector
     r["gpus_per_node"] = s.gpus_per_node;
     r["system"] = s.preset.name;
     r["system_source"] = s.preset_source;
+    // The hardware that was simulated, with the keys of a system file (--help-system), so that
+    // a result says what it stands for whichever preset or file it came from.
+    const validation::SystemPreset& p = s.preset;
+    r["system_hardware"] = {{"description", p.description},
+                            {"gpu", p.gpu},
+                            {"arch", std::string(coll::to_string(p.arch))},
+                            {"gpus_per_node", p.gpus_per_node},
+                            {"intra_node", std::string(validation::to_string(p.intra))},
+                            {"gpu_link_gbytes_per_s", p.gpu_link_gbytes},
+                            {"gpu_link_latency_ns", p.gpu_link_latency_ns},
+                            {"nvls", p.nvls},
+                            {"nics_per_node", p.nics_per_node},
+                            {"nic_gbits_per_s", p.nic_gbits},
+                            {"nic_latency_ns", p.nic_latency_ns},
+                            {"channels", p.channels},
+                            {"net_message_latency_us", p.net_message_latency_us},
+                            {"network_simple_only", p.network_simple_only}};
     r["channels"] = s.channels;
     r["gpus_per_thread"] = s.gpus_per_thread;
     r["protocol"] = s.protocol;

@@ -336,6 +336,12 @@ class Validate(unittest.TestCase):
             self.assertEqual(r.returncode, 0, r.stderr)
             custom = json.loads(r.stdout)
             self.assertEqual(custom["runs"][0]["system"], "snellius")  # the file's name
+            # The JSON says what hardware was simulated: the preset's, for a file based on it.
+            hardware = custom["runs"][0]["system_hardware"]
+            self.assertEqual(hardware, dict(preset["runs"][0]["system_hardware"],
+                                            description="based on h100-4gpu-ib, from " + same))
+            self.assertEqual((hardware["gpus_per_node"], hardware["intra_node"], hardware["nics_per_node"],
+                              hardware["nic_gbits_per_s"]), (4, "nvlink-mesh", 4, 200))
             self.assertEqual([s["simulated_us"] for s in custom["sizes"]], [s["simulated_us"] for s in preset["sizes"]])
 
     def test_a_system_file_with_fewer_nics_is_bound_by_them(self):
