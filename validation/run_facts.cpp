@@ -108,8 +108,10 @@ RunFacts infer_run_facts(const TestRun& run) {
     static const std::regex kUnsupported(R"((gather|scatter|hypercube)_perf(_mpi)?)");
     if (!f.collective && std::regex_match(*run.header.program, kUnsupported)) f.unsupported_program = *run.header.program;
   }
-  if (!f.collective && f.unsupported_program.empty()) f.collective = collective_from_notes(run, f.collective_source);
-  if (!f.collective && f.unsupported_program.empty()) f.collective = collective_from_shape(run, f.collective_source);
+  if (f.unsupported_program.empty()) {
+    if (!f.collective) f.collective = collective_from_notes(run, f.collective_source);
+    if (!f.collective) f.collective = collective_from_shape(run, f.collective_source);
+  }
 
   if (run.header.gpus && *run.header.gpus > 0) {
     f.gpus_per_thread = static_cast<std::uint32_t>(*run.header.gpus);

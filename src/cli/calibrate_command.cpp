@@ -9,7 +9,6 @@
 #include "collsim/collectives/collective.hpp"
 #include "collsim/validation/comparison.hpp"
 #include "collsim/validation/host_issue.hpp"
-#include "collsim/validation/system_file.hpp"
 #include "validation_runner.hpp"
 
 namespace collsim::cli {
@@ -93,12 +92,7 @@ struct Pass {
 };
 
 void run_calibrate(const CalibrateOptions& o) {
-  validation::SystemPreset system;
-  try {
-    system = validation::resolve_system(o.system);
-  } catch (const std::invalid_argument& e) {
-    throw CLI::ValidationError("--system", e.what());
-  }
+  const validation::SystemPreset system = system_of_option(o.system);
   std::vector<validation::LogFile> logs;
   for (const std::string& path : o.logs) logs.push_back(validation::read_nccl_tests_log(path));
   ValidationRequest request;

@@ -261,7 +261,8 @@ Lowered lower(const ValidationSetup& s, const ValidationRequest& r, std::uint64_
     const std::uint64_t affordable = r.max_ops / (std::uint64_t{s.ranks} * plan.channels * ops_per_step);
     pieces = std::max<std::uint64_t>(8, std::min(16 * depth, affordable));
   }
-  if (per_channel_block / chunk > pieces) chunk = (per_channel_block / pieces + 4095) / 4096 * 4096;
+  const std::uint64_t piece = (per_channel_block / pieces + 4095) / 4096 * 4096;
+  if (per_channel_block / chunk > pieces) chunk = piece;
   // LL and LL128 flag every 8 or 128 bytes, so a rank forwards what has arrived before the
   // rest of the step has: a chain of them streams, where chunks that fill a step would be
   // stored and forwarded whole at every hop (Simple's are: its flag covers the slice). The
@@ -269,7 +270,7 @@ Lowered lower(const ValidationSetup& s, const ValidationRequest& r, std::uint64_
   if (plan.algorithm == "pipelined_chain" && plan.protocol != coll::Protocol::Simple &&
       per_channel_block / chunk < pieces) {
     const auto steps_of = [&](std::uint64_t c) { return std::max<std::uint64_t>(1, (per_channel_block + c - 1) / c); };
-    const std::uint64_t finer = std::max<std::uint64_t>(4096, (per_channel_block / pieces + 4095) / 4096 * 4096);
+    const std::uint64_t finer = std::max<std::uint64_t>(4096, piece);
     if (steps_of(finer) > steps_of(chunk)) {
       spec.step_ns = static_cast<std::int64_t>(static_cast<double>(plan.step_ns) * static_cast<double>(steps_of(chunk)) /
                                                static_cast<double>(steps_of(finer)));
@@ -335,6 +336,14 @@ std::uint64_t largest_simulated_size(const ValidationSetup& s, const ValidationR
 
 }  // namespace
 
+validation::SystemPreset system_of_option(const std::string& name_or_path) {
+  try {
+    return validation::resolve_system(name_or_path);
+  } catch (const std::invalid_argument& e) {
+    throw CLI::ValidationError("--system", e.what());
+  }
+}
+
 ValidationSetup resolve_setup(const validation::TestRun& run, const ValidationRequest& request) {
   const validation::RunFacts facts = validation::infer_run_facts(run);
   ValidationSetup s;
@@ -357,11 +366,7 @@ ValidationSetup resolve_setup(const validation::TestRun& run, const ValidationRe
   if (s.ranks < 2) throw CLI::ValidationError("--ranks", "the log does not tell how many ranks ran; give --ranks N");
 
   if (!request.system.empty()) {
-    try {
-      s.preset = validation::resolve_system(request.system);
-    } catch (const std::invalid_argument& e) {
-      throw CLI::ValidationError("--system", e.what());
-    }
+    s.preset = system_of_option(request.system);
     s.preset_source = request.system_source;
   } else {
     std::string why;

@@ -68,6 +68,10 @@ struct RunValidation {
   double wall_s = 0;
 };
 
+// The preset or system file --system names; an unknown name is a CLI::ValidationError of
+// --system, a bad file an InputError.
+validation::SystemPreset system_of_option(const std::string& name_or_path);
+
 // Throws CLI::ValidationError when something the simulation needs cannot be derived (with the
 // option that supplies it).
 ValidationSetup resolve_setup(const validation::TestRun& run, const ValidationRequest& request);

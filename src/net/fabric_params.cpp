@@ -103,9 +103,9 @@ Descriptor choice(const char* name, E FabricParams::*member, const E (&values)[N
           [=](const FabricParams& p) { return std::string(to_string(p.*member)); }};
 }
 
-constexpr RoutingMode kRouting[] = {RoutingMode::Ecmp,     RoutingMode::Spray,   RoutingMode::Adaptive,
+constexpr RoutingMode kRouting[] = {RoutingMode::Ecmp,           RoutingMode::Spray,   RoutingMode::Adaptive,
                                     RoutingMode::DimensionOrder, RoutingMode::Minimal, RoutingMode::Valiant,
-                                    RoutingMode::Ugal,     RoutingMode::Rail};
+                                    RoutingMode::Ugal,           RoutingMode::Rail};
 constexpr CongestionControlKind kCc[] = {CongestionControlKind::None, CongestionControlKind::Dcqcn,
                                          CongestionControlKind::Swift};
 

@@ -9,15 +9,7 @@
 //   nics_per_node: 4
 //   nic: 400Gbps
 //
-// Keys (units are written in the values): name, description, base, gpu (matched against
-// device lines, e.g. H100), arch (volta, ampere, hopper, blackwell), gpus_per_node,
-// intra_node (nvswitch, nvlink-mesh, pcie), gpu_link (per GPU and direction, e.g. 450GB/s),
-// gpu_link_latency (e.g. 120ns), nvls (true/false), nics_per_node, nic (line rate per NIC,
-// e.g. 400Gbps), nic_latency (per link, e.g. 600ns), channels (NCCL's coll channels),
-// net_message_latency (one-way, per message crossing the network beyond the links', e.g.
-// 14.5us for EFA), network_simple_only (true: the plugin forces the Simple protocol across
-// nodes). Without base, arch, gpus_per_node, intra_node, gpu_link, nics_per_node and nic are
-// required.
+// The keys and their units: system_file_help() (`collsim validate --help-system`).
 
 #include <string>
 #include <string_view>
