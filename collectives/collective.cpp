@@ -109,6 +109,11 @@ ProtocolCosts protocol_costs(Protocol p) {
   return {2 * 1024 * 1024, 2, 8400, 3400};
 }
 
+std::uint64_t one_step_bytes(Protocol p) {
+  const ProtocolCosts c = protocol_costs(p);
+  return c.chunk_bytes * c.max_in_flight / kNcclSteps;
+}
+
 std::uint64_t wire_bytes(Protocol p, std::uint64_t data) {
   switch (p) {
     case Protocol::LL: return (data + 3) / 4 * 8;

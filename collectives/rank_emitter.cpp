@@ -62,7 +62,7 @@ RankEmitter::Connection& RankEmitter::connection(goal::OpKind kind, std::uint32_
 }
 
 std::uint32_t RankEmitter::nic(std::uint32_t channel) const {
-  if (!plan_.nic_of_rank) return channel / plan_.channels_per_request % plan_.nics;
+  if (!plan_.nic_of_rank) return channel / plan_.channels_per_nic % plan_.nics;
   const std::uint64_t g = plan_.node_size(), local = me_ % g;
   const std::uint32_t per_rank = std::max<std::uint32_t>(1, static_cast<std::uint32_t>(plan_.nics / g));
   return static_cast<std::uint32_t>((local * plan_.nics / g + channel % per_rank) % plan_.nics);

@@ -98,13 +98,8 @@ Plan make_plan(const CollectiveSpec& spec) {
     const std::string why = algorithm->unsupported(plan);
     if (!why.empty()) bad(std::string(to_string(plan.collective)) + " " + plan.algorithm + ": " + why);
   }
-  if (algorithm->channels_per_request > 1) {
-    plan.channels *= algorithm->channels_per_request;
-    plan.channels_per_request = algorithm->channels_per_request;
-    if (plan.channels > 128 || plan.first_cpu + plan.channels > 256 || plan.tag >= goal::kAnyTag - plan.channels)
-      bad(plan.algorithm + " runs " + std::to_string(algorithm->channels_per_request) +
-          " channels per channel asked for, which leaves too few cpus or tags");
-  }
+  plan.channels_per_nic = algorithm->channels_per_nic;
+  if (spec.max_in_flight == 0 && algorithm->one_step_chunks) plan.max_in_flight = kNcclSteps;
   if (spec.chunk_bytes == 0 && algorithm->default_chunk != nullptr) plan.chunk_bytes = algorithm->default_chunk(plan);
   plan.slices = algorithm->slices(plan);
   if (plan.slices < 1) bad("internal: algorithm " + plan.algorithm + " chose no slices");

@@ -99,10 +99,12 @@ TreeLinks member_links(std::uint32_t n, std::uint32_t p, std::uint32_t tree, std
   return links;
 }
 
-// plan.channels counts both trees: channel 2c + t runs tree t of the c-th channel asked for,
-// so half the data goes through each tree, and pipelined_slices gives every pipeline step of
-// every tree its own slice. Both trees of a pair go through the pair's NIC (RankEmitter::nic),
-// whose node is interior in one tree and a leaf in the other, as NCCL's are.
+// plan.channels are NCCL's channels (the "coll channels" its INFO lines count): channel c runs
+// tree c % 2 of pair c / 2, as NCCL's channel c and its duplicate c + nChannels/2 run the two
+// trees of one search channel, so half the data goes through each tree and an odd count leaves
+// the last pair a single tree. pipelined_slices gives every pipeline step of every channel its
+// own slice. Both trees of a pair go through the pair's NIC (RankEmitter::nic), whose node is
+// interior in one tree and a leaf in the other, as NCCL's are.
 
 void emit(RankEmitter& out) {
   const Plan& plan = out.plan();
@@ -110,38 +112,44 @@ void emit(RankEmitter& out) {
   if (n == 1) return;
   const std::uint32_t p = plan.node_size();
   const std::uint64_t steps = plan.block_pipeline_steps();
-  std::vector<std::array<TreeLinks, 2>> trees;
-  for (std::uint32_t pair = 0; pair < plan.channels / 2; ++pair)
-    trees.push_back(std::array<TreeLinks, 2>{member_links(n, p, 0, out.me(), pair), member_links(n, p, 1, out.me(), pair)});
-  // Every rank walks (step, channel, tree) in the same order, so each connection carries its
+  std::vector<TreeLinks> trees;
+  for (std::uint32_t c = 0; c < plan.channels; ++c) trees.push_back(member_links(n, p, c % 2, out.me(), c / 2));
+  // Every rank walks (step, channel) in the same order, so each connection carries its
   // messages in the same order at both ends.
   for (std::uint64_t s = 0; s < steps; ++s)
-    for (std::uint32_t pair = 0; pair < plan.channels / 2; ++pair)
-      for (std::uint32_t t = 0; t < 2; ++t) {
-        const TreeLinks& links = trees[pair][t];
-        const std::uint32_t c = 2 * pair + t;
-        const std::uint64_t slice = std::uint64_t{c} * steps + s;
-        const UnitRange data{slice, slice + 1};
-        std::array<goal::LocalOp, 3> reduced{kNoOp, kNoOp, kNoOp};
-        for (std::uint32_t i = 0; i < links.num_children; ++i)
-          reduced[i] = out.recv(links.children[i], c, data, DataAction::Reduce);
-        const Deps subtree_done(std::span<const goal::LocalOp>(reduced.data(), links.num_children));
-        goal::LocalOp result = kNoOp;
-        if (links.parent != kNone) {
-          out.send(links.parent, c, data, subtree_done);
-          result = out.recv(links.parent, c, data, DataAction::Copy);
-        }
-        for (std::uint32_t i = 0; i < links.num_children; ++i)
-          out.send(links.children[i], c, data, links.parent != kNone ? Deps(result) : subtree_done);
+    for (std::uint32_t c = 0; c < plan.channels; ++c) {
+      const TreeLinks& links = trees[c];
+      const std::uint64_t slice = std::uint64_t{c} * steps + s;
+      const UnitRange data{slice, slice + 1};
+      std::array<goal::LocalOp, 3> reduced{kNoOp, kNoOp, kNoOp};
+      for (std::uint32_t i = 0; i < links.num_children; ++i)
+        reduced[i] = out.recv(links.children[i], c, data, DataAction::Reduce);
+      const Deps subtree_done(std::span<const goal::LocalOp>(reduced.data(), links.num_children));
+      goal::LocalOp result = kNoOp;
+      if (links.parent != kNone) {
+        out.send(links.parent, c, data, subtree_done);
+        result = out.recv(links.parent, c, data, DataAction::Copy);
       }
+      for (std::uint32_t i = 0; i < links.num_children; ++i)
+        out.send(links.children[i], c, data, links.parent != kNone ? Deps(result) : subtree_done);
+    }
 }
 
-// NCCL (enqueue.cc) halves a tree's chunk while there are fewer than 8 chunks per level of
-// the tree, down to 128 KiB, so that the pipeline fills.
+// NCCL (2.19 on, calcCollChunking) cuts a tree into chunks of one step of its buffer, 512 KiB
+// for Simple. LL128 halves its step (576000 bytes) while a channel gets fewer chunks than
+// 64 (1 + log2 nodes + ppn / 10) / ppn, down to 128 KiB or just below. NCCL then halves on
+// down to 32 KiB while a channel gets fewer than a quarter of that; that second round is left
+// out here, because a chunk's step cost is spent before each send (RankEmitter::send), where
+// NCCL's GPUs overlap a hop's latency with the data still arriving: at 18 KB a chunk, a step
+// cost per send would cap a channel near 3 GB/s (a 2-node H100 tree at 2 MiB: 179 us, where
+// log 25 measures 87).
 std::uint64_t default_chunk(const Plan& plan) {
-  const std::uint64_t depth = std::bit_width(plan.nodes()) + plan.node_size() - 1;
-  std::uint64_t chunk = plan.chunk_bytes;
-  while (plan.bytes / (std::uint64_t{plan.channels} * chunk) < depth * 8 && chunk > 128 * 1024) chunk /= 2;
+  std::uint64_t chunk = one_step_bytes(plan.protocol);
+  if (plan.protocol != Protocol::LL128) return chunk;
+  const double ppn = static_cast<double>(plan.n) / plan.nodes();
+  const double steps = 1 + (std::bit_width(plan.nodes()) - 1) + 0.1 * ppn;
+  while (static_cast<double>(plan.bytes / (std::uint64_t{plan.channels} * chunk)) < steps * 64 / ppn && chunk > 131072)
+    chunk /= 2;
   return chunk;
 }
 
@@ -150,6 +158,6 @@ std::uint64_t default_chunk(const Plan& plan) {
 extern const Algorithm kAllreduceDoubleBinaryTree{
     "double_binary_tree", Collective::Allreduce,
     "NCCL double binary tree: half the data reduced up and broadcast down each of two complementary trees, pipelined",
-    pipelined_slices, emit, nullptr, default_chunk, 2};
+    pipelined_slices, emit, nullptr, default_chunk, 2, true};
 
 }  // namespace collsim::coll

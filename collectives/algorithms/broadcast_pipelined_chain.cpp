@@ -24,6 +24,6 @@ void emit(RankEmitter& out) {
 
 extern const Algorithm kBroadcastPipelinedChain{
     "pipelined_chain", Collective::Broadcast,
-    "NCCL ring broadcast: a chain from the root, pipelined in chunks", pipelined_slices, emit, nullptr, one_step_chunk};
+    "NCCL ring broadcast: a chain from the root, pipelined in chunks", pipelined_slices, emit, nullptr, one_step_chunk, 1, true};
 
 }  // namespace collsim::coll

@@ -27,6 +27,6 @@ void emit(RankEmitter& out) {
 extern const Algorithm kReducePipelinedChain{
     "pipelined_chain", Collective::Reduce,
     "NCCL ring reduce: a chain ending at the root, each rank adding its data, pipelined in chunks", pipelined_slices,
-    emit, nullptr, one_step_chunk};
+    emit, nullptr, one_step_chunk, 1, true};
 
 }  // namespace collsim::coll

@@ -20,11 +20,8 @@ inline std::uint32_t member_of(const Plan& plan, std::uint32_t relative) {
 }
 
 // NCCL's chunk for broadcast and reduce is one step of its buffer (BROADCAST_CHUNKSTEPS and
-// REDUCE_CHUNKSTEPS are 1, where the ring collectives take NCCL_STEPS / 2 = 4): 512 KiB for
-// Simple and ~540 KB for LL128, whose protocol chunks hold 4 steps, and LL's one step.
-inline std::uint64_t one_step_chunk(const Plan& plan) {
-  return plan.protocol == Protocol::LL ? plan.chunk_bytes : std::max<std::uint64_t>(1, plan.chunk_bytes / 4);
-}
+// REDUCE_CHUNKSTEPS are 1, where the ring collectives take NCCL_STEPS / 2 = 4).
+inline std::uint64_t one_step_chunk(const Plan& plan) { return one_step_bytes(plan.protocol); }
 
 // Calls f(channel, units) for every slice, step by step and channel by channel: the order in
 // which every rooted algorithm walks them, so that each connection's messages line up at both

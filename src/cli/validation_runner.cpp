@@ -277,14 +277,19 @@ Lowered lower(const ValidationSetup& s, const ValidationRequest& r, std::uint64_
       chunk = finer;
     }
   }
-  if (chunk != plan.chunk_bytes) {
-    spec.chunk_bytes = chunk;
+  // NCCL's chunk fills max_in_flight buffer slots at most: a coarser chunk keeps the bytes in
+  // flight (fewer of them), a finer one the slots.
+  const std::uint64_t nccl_chunk = plan.chunk_bytes, nccl_window = plan.max_in_flight;
+  const auto rechunk = [&](std::uint64_t c) {
+    spec.chunk_bytes = c;
+    spec.max_in_flight = static_cast<std::uint32_t>(
+        std::clamp<std::uint64_t>(nccl_window * nccl_chunk / c, 1, nccl_window));
     plan = coll::make_plan(spec);
-  }
+  };
+  if (chunk != plan.chunk_bytes) rechunk(chunk);
   goal::Schedule schedule = coll::generate(plan);
   while (schedule.num_ops() > r.max_ops && plan.chunk_bytes < per_channel_block) {
-    spec.chunk_bytes = plan.chunk_bytes * 2;
-    plan = coll::make_plan(spec);
+    rechunk(plan.chunk_bytes * 2);
     schedule = coll::generate(plan);
   }
   const std::uint32_t mtu = mtu_for(plan.chunk_bytes);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 #include <stdexcept>
+#include <tuple>
 #include <unordered_map>
 
 #include "collsim/log/log.hpp"
@@ -52,8 +53,11 @@ std::vector<MessageFlow> gather_flows(pdes::Transport& transport, net::Fabric& f
     const auto it = arrived.find((std::uint64_t{s.src_host} << 40) ^ s.flow);
     flows.push_back({s.src_host, s.dst_host, s.bytes, s.start_ps, it == arrived.end() ? -1 : it->second});
   }
+  // A total order: a host may start several flows in one picosecond, and the order in which
+  // they were gathered depends on how hosts are spread over simulator ranks.
   std::sort(flows.begin(), flows.end(), [](const MessageFlow& a, const MessageFlow& b) {
-    return a.start_ps != b.start_ps ? a.start_ps < b.start_ps : a.src_host < b.src_host;
+    return std::tie(a.start_ps, a.src_host, a.dst_host, a.bytes, a.end_ps) <
+           std::tie(b.start_ps, b.src_host, b.dst_host, b.bytes, b.end_ps);
   });
   return flows;
 }

@@ -32,11 +32,11 @@ TEST(NicBinding, RingChannelCGoesThroughNicCModuloTheNics) {
 }
 
 TEST(NicBinding, BothTreesOfAChannelShareItsNic) {
-  // Channel 2c + t runs tree t of channel c: a node interior in one tree is a leaf in the
+  // Channel 2p + t runs tree t of pair p: a node interior in one tree is a leaf in the
   // other, so one NIC carries both and every NIC the same load (tree 0 on the even NICs and
   // tree 1 on the odd would load them 3:1 on a node interior in tree 0).
   CollectiveSpec spec = spec_of(Collective::Allreduce, "double_binary_tree", 32, 16 << 20);
-  spec.channels = 8;
+  spec.channels = 16;
   spec.nics = 8;
   spec.ranks_per_node = 8;
   const auto pairs = channel_and_nic(generate(spec));

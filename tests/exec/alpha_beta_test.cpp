@@ -62,6 +62,7 @@ struct Request {
   std::uint64_t chunk = 0;  // 0: the protocol's (2 MiB for Simple) or the algorithm's (512 KiB for chains)
   std::uint32_t in_flight = 0;
   std::uint32_t ranks_per_node = 1;
+  std::uint32_t channels = 1;
 };
 
 net::FabricParams ideal_fabric(std::uint32_t ack_every) {
@@ -82,6 +83,7 @@ std::int64_t simulate(const Request& q, std::uint32_t ack_every = 1u << 30) {
   spec.chunk_bytes = q.chunk;
   spec.max_in_flight = q.in_flight;
   spec.ranks_per_node = q.ranks_per_node;
+  spec.channels = q.channels;
   spec.launch_ns = 0;
   spec.step_ns = 0;
   spec.reduce_bytes_per_ns = 0;
@@ -122,19 +124,21 @@ TEST(AlphaBeta, AllreduceRing) {
   expect_within_1_percent({coll::Collective::Allreduce, "ring", 16}, ring_rounds(60, 2, 2 * kMiB));
 }
 
-// Double binary tree: each tree carries S/2 in 1 MiB chunks (NCCL's tree chunk rule halves
-// 2 MiB while fewer than 8 chunks per tree level: 64 MiB / (2 x 1 MiB) = 32 = 8 x 4 levels).
-// Every rank but the two roots is interior in one tree (receives from two children and the
-// parent, sends to the parent and two children) and a leaf in the other, so its link carries
-// 4 chunks per pair of chunks: 2 T(S) in all. The first chunk climbs d - 1 = 2 levels before
-// the busiest links are all busy, and the last one descends 2 levels after: 4 chunk steps.
-// The window is 16 here: with the default 2 the tree takes 8% longer, because the three
-// senders of an interior rank pile their chunks into its switch port (no congestion control,
-// deep buffers), and two unacknowledged chunks per connection no longer cover the queueing
-// delay, so leaves stall. With 16 ranks the fill is about 9 chunk steps rather than 6, and
-// small chunks (256 KiB) add another ~3% of such stalls: the formula is made for this case.
+// Double binary tree on one channel pair (2 channels, one tree each): each tree carries S/2
+// in chunks of C = 1 MiB (given; NCCL's own is one 512 KiB step). Every rank but the two roots
+// is interior in one tree (receives from two children and the parent, sends to the parent and
+// two children) and a leaf in the other, so its link carries 4 chunks per pair of chunks:
+// 2 T(S) in all. The first chunk climbs d - 1 = 2 levels before the busiest links are all
+// busy, and the last one descends 2 levels after: 4 chunk steps. The window is 16 here: with
+// fewer, the three senders of an interior rank pile their chunks into its switch port (no
+// congestion control, deep buffers), the unacknowledged chunks per connection no longer cover
+// the queueing delay, and leaves stall. With 16 ranks the fill is about 9 chunk steps rather
+// than 6, and smaller chunks add such stalls (1.3% with 512 KiB, ~3% with 256 KiB): the
+// formula is made for this case.
 TEST(AlphaBeta, AllreduceDoubleBinaryTree) {
   Request q{coll::Collective::Allreduce, "double_binary_tree", 8};
+  q.channels = 2;
+  q.chunk = kMiB;
   q.in_flight = 16;
   expect_within_1_percent(q, 2 * T(64 * kMiB) + 4 * T(kMiB));
 }

@@ -27,9 +27,13 @@ struct Algorithm {
   // The chunk when the request names none, from a plan holding the protocol's chunk. Null:
   // the protocol's.
   std::uint64_t (*default_chunk)(const Plan& plan) = nullptr;
-  // Channels the algorithm runs per channel asked for: the double binary tree runs each of
-  // its two trees on a channel of its own (own cpu, own tag, own connections), as NCCL does.
-  std::uint32_t channels_per_request = 1;
+  // Consecutive channels that go through one NIC: the double binary tree's channels 2p and
+  // 2p + 1 run the two trees of pair p, which NCCL puts on one NIC (its channel c and its
+  // duplicate c + nChannels/2).
+  std::uint32_t channels_per_nic = 1;
+  // Its default chunk is one step of NCCL's buffer or less (chunkSteps 1: trees and chains),
+  // so NCCL_STEPS of them are in flight per connection, where a ring's chunk takes 4 steps.
+  bool one_step_chunks = false;
 };
 
 // The slicing most algorithms use: every block cut into channels * block_pipeline_steps()

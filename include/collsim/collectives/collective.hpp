@@ -55,6 +55,11 @@ struct ProtocolCosts {
 };
 // Defaults from NCCL 2.30.7's buffers and tuning tables (reference/nccl.md sections 2 and 3).
 ProtocolCosts protocol_costs(Protocol p);
+// NCCL_STEPS: a connection's buffer has this many slots, one step each.
+inline constexpr std::uint32_t kNcclSteps = 8;
+// Data bytes in one step of the protocol's buffer: 512 KiB for Simple, 576000 for LL128 (15/16
+// of 600 KiB), 32 KiB for LL (half of 64 KiB).
+std::uint64_t one_step_bytes(Protocol p);
 // Bytes on the wire for `data` bytes of payload: LL carries 4 data bytes per 8, LL128 120 per 128.
 std::uint64_t wire_bytes(Protocol p, std::uint64_t data);
 

@@ -55,9 +55,9 @@ struct Plan {
   std::uint32_t ranks_per_node = 1;
   std::uint32_t nics = 1;
   bool nic_of_rank = false;
-  // Channels the algorithm runs per channel asked for (Algorithm::channels_per_request): they
-  // share the asked-for channel's NIC, as NCCL's two trees of a channel do.
-  std::uint32_t channels_per_request = 1;
+  // Consecutive channels that share a NIC (Algorithm::channels_per_nic), as the two trees of
+  // an NCCL channel pair do.
+  std::uint32_t channels_per_nic = 1;
   std::uint8_t first_cpu = 0;
   std::uint32_t tag = 0;
   std::uint64_t slices = 1;             // chosen by the algorithm (see UnitLayout)

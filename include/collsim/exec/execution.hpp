@@ -79,7 +79,7 @@ struct RunResult {
   std::vector<std::string> unmatched; // one line per message nobody received
   std::string pfc_deadlock;           // packet mode, on rank 0: the cycle of paused ports the run stalled on
   std::vector<OpTime> op_times;       // when asked for, ordered by rank and op
-  std::vector<MessageFlow> flows;     // when asked for, ordered by start, then source host
+  std::vector<MessageFlow> flows;     // when asked for, ordered by start, source, destination, size, end
 };
 
 // "op 12 (send 1024 b to 3 tag 0 cpu 0 nic 0)"
