@@ -36,11 +36,18 @@ topo::Topology make_system_topology(const SystemPreset& p, std::uint32_t nodes, 
     t.add_node("sharp" + std::to_string(r), topo::NodeKind::Host, {}, nodes - 1);
   const topo::NodeKind node_kind = p.intra == IntraNode::NvSwitch ? topo::NodeKind::NvSwitch : topo::NodeKind::Switch;
   const topo::LinkMedium medium = p.intra == IntraNode::Pcie ? topo::LinkMedium::Pcie : topo::LinkMedium::NvLink;
+  // NCCL's fabrics are lossless: PFC, not a full buffer, holds the data back. A switch of 145
+  // ports (an NVL72 rack's, with its rails) and validate's pause threshold of up to 2 MiB per
+  // ingress port would overflow the default 32 MiB and drop packets that nothing resends.
+  topo::SwitchParams lossless;
+  lossless.buffer_bytes = std::uint64_t{1} << 40;
   std::vector<topo::NodeId> node_switch;
-  for (std::uint32_t n = 0; n < nodes; ++n) node_switch.push_back(t.add_node("nvs" + std::to_string(n), node_kind));
+  for (std::uint32_t n = 0; n < nodes; ++n)
+    node_switch.push_back(t.add_node("nvs" + std::to_string(n), node_kind, lossless));
   std::vector<topo::NodeId> rails;
   if (nodes > 1)
-    for (std::uint32_t r = 0; r < p.nics_per_node; ++r) rails.push_back(t.add_node("rail" + std::to_string(r), topo::NodeKind::Switch));
+    for (std::uint32_t r = 0; r < p.nics_per_node; ++r)
+      rails.push_back(t.add_node("rail" + std::to_string(r), topo::NodeKind::Switch, lossless));
   const Bandwidth gpu_bw = gbits(p.gpu_link_gbytes * 8.0 * scaling.gpu_link);
   const Bandwidth nic_bw = gbits(p.nic_gbits * scaling.nic);
   for (std::uint32_t n = 0; n < nodes; ++n)

@@ -501,10 +501,21 @@ RunValidation validate_run(const validation::TestRun& log_run, std::size_t run_i
     const std::optional<exec::FabricRun> sim = simulate_schedule(o, topology, lowered.schedule, parallel);
     std::optional<Simulated> result;
     if (sim) {
-      if (!sim->result.complete)
+      if (!sim->result.complete) {
+        std::string why;
+        if (!sim->result.pfc_deadlock.empty()) why += "; PFC deadlock: " + sim->result.pfc_deadlock;
+        if (sim->totals.drops_despite_pfc > 0)
+          why += "; " + std::to_string(sim->totals.drops_despite_pfc) +
+                 " packets dropped despite PFC (a switch ran out of buffer below its pause threshold)";
+        const auto first_of = [&](const std::vector<std::string>& lines, const char* what) {
+          if (!lines.empty()) why += std::string("; ") + what + ": " + lines.front();
+        };
+        first_of(sim->result.blocked, "first op that never finished");
+        first_of(sim->result.unmatched, "first message nobody received");
         throw std::runtime_error("the simulation of " + std::to_string(bytes) + " B did not complete (" +
                                  std::to_string(sim->result.ops_completed) + " of " +
-                                 std::to_string(sim->result.ops_total) + " ops)");
+                                 std::to_string(sim->result.ops_total) + " ops" + why + ")");
+      }
       result = Simulated{static_cast<double>(sim->result.makespan_ps) / 1e6, sim->stats.events,
                          std::chrono::duration<double>(std::chrono::steady_clock::now() - ts).count(),
                          describe(lowered.plan), wire_floor_us(lowered.schedule, topology, lowered.mtu)};

@@ -287,7 +287,7 @@ TEST(Tuning, PicksLowLatencyProtocolsForSmallAndSimpleForLargeMessages) {
 }
 
 // The bandwidth of one (algorithm, protocol) candidate of the tuning, for the spec's channels
-// (a plan of the tree counts each of its two trees as a channel, so ask a ring plan).
+// (asked of a ring plan: every plan lists the same candidates).
 double candidate_bw(CollectiveSpec spec, const std::string& algorithm, Protocol proto) {
   spec.algorithm = "ring";
   for (const TuningCandidate& c : tuning_candidates(make_plan(spec)))

@@ -1,4 +1,4 @@
-// Which NIC each message names: a channel's (both trees of a tree channel on one), or for
+// Which NIC each message names: a channel's (the two trees of a channel pair on one), or for
 // point-to-point the sending GPU's own, as NCCL binds its connections.
 
 #include <gtest/gtest.h>

@@ -68,6 +68,18 @@ TEST(SystemTopology, OneNodeHasNoNetworkAndScalingApplies) {
   EXPECT_THROW(make_system_topology(*find_system_preset("dgx-a100"), 1, 9), std::invalid_argument);
 }
 
+TEST(SystemTopology, SwitchesHoldEveryPortsPauseThreshold) {
+  // Validate pauses an ingress port at up to 2 MiB (32 KiB packets) and runs lossless: a switch
+  // must buffer that on every port at once, or it drops packets nothing resends (two NVL72
+  // racks: 145 ports on a rack's switch, where 32 MiB dropped 139 packets of a 1 GiB tree).
+  const topo::Topology t = make_system_topology(*find_system_preset("gb200-nvl72"), 2);
+  for (topo::NodeId id = 0; id < t.nodes().size(); ++id) {
+    const topo::Node& node = t.node(id);
+    if (node.kind == topo::NodeKind::Host) continue;
+    EXPECT_GE(node.params.buffer_bytes, t.ports(id).size() * 2 * (std::uint64_t{2} << 20)) << node.name;
+  }
+}
+
 TEST(SystemTopology, NvlsEngineHost) {
   LinkScaling s;
   s.nvls_engine = true;
