@@ -20,7 +20,12 @@ constexpr double kNetLatencyUs[2][3] = {{5.0, 8.5, 14.0}, {2.7, 4.0, 14.0}};
 int proto_index(Protocol p) { return p == Protocol::LL ? 0 : p == Protocol::LL128 ? 1 : 2; }
 int algo_index(NcclAlgo a) { return a == NcclAlgo::Tree ? 0 : 1; }
 
-double ll_max_bw(GpuArch a) {
+// NCCL's llMaxBws: on one node by GPU generation; across nodes by the CPU's vendor and the
+// node count (its Intel row, 39.0 on 2 nodes and 20.4 beyond, stands for every CPU here; AMD's
+// is 22.5 and 19.0), since LL's 8-byte stores then cross PCIe to the NIC.
+double ll_max_bw(GpuArch a, std::uint32_t nodes) {
+  if (nodes == 2) return 39.0;
+  if (nodes > 2) return 20.4;
   switch (a) {
     case GpuArch::Volta: return 39.0;
     case GpuArch::Ampere: return 87.7;
@@ -93,7 +98,7 @@ TuningCandidate ring_candidate(const Plan& plan, Protocol proto) {
       latency *= sys.arch == GpuArch::Volta ? 1.9 : 1.4;
   }
   double bus = plan.channels * ring_graph_bw(sys, nodes);
-  if (proto == Protocol::LL) bus = std::min(bus * 0.5, ll_max_bw(sys.arch));
+  if (proto == Protocol::LL) bus = std::min(bus * 0.5, ll_max_bw(sys.arch, nodes));
   if (proto == Protocol::LL128) bus = std::min(bus * 0.92, plan.channels * per_channel_ring_ll128_bw(sys.arch));
   const double alg = bus * n / static_cast<double>(steps);
   return {ring_algorithm(plan.collective), proto, latency, alg, 0.0};
@@ -121,7 +126,7 @@ TuningCandidate tree_candidate(const Plan& plan, Protocol proto) {
                                 std::log2(static_cast<double>(nodes)) * (kNetLatencyUs[a][p] + sys.inter_latency_us));
   double bus = plan.channels * tree_graph_bw(sys, nodes);
   bus = std::min(bus * 0.92, plan.channels * per_channel_tree_bw(sys.arch, nodes));
-  if (proto == Protocol::LL) bus /= 3.8;
+  if (proto == Protocol::LL) bus = std::min(bus / 3.8, ll_max_bw(sys.arch, nodes));
   if (proto == Protocol::LL128) bus *= nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0;
   bus *= tree_correction(proto, plan.bytes);
   return {"double_binary_tree", proto, latency, bus * 0.5, 0.0};

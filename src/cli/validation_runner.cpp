@@ -170,8 +170,7 @@ Choice choose(const ValidationSetup& s, const ValidationRequest& r, std::uint64_
   const coll::Plan plan = coll::make_plan(spec);
   if (nvls_chosen(s, r, plan)) return {true, false, "nvls", coll::Protocol::Simple};
   // NCCL_ALGO fixes the algorithm only: NCCL still tunes the protocol by size (log 28 runs
-  // LL at small sizes under NCCL_ALGO=RING). Candidates come from the "auto" plan, whose
-  // channels are the request's (a fixed tree's plan has them doubled already).
+  // LL at small sizes under NCCL_ALGO=RING). Candidates come from the "auto" plan.
   if (r.algorithm != "auto" && r.algorithm != "nvls" && s.protocol == "auto") {
     coll::CollectiveSpec tuned = spec;
     tuned.algorithm = "auto";
@@ -277,19 +276,14 @@ Lowered lower(const ValidationSetup& s, const ValidationRequest& r, std::uint64_
       chunk = finer;
     }
   }
-  // NCCL's chunk fills max_in_flight buffer slots at most: a coarser chunk keeps the bytes in
-  // flight (fewer of them), a finer one the slots.
-  const std::uint64_t nccl_chunk = plan.chunk_bytes, nccl_window = plan.max_in_flight;
-  const auto rechunk = [&](std::uint64_t c) {
-    spec.chunk_bytes = c;
-    spec.max_in_flight = static_cast<std::uint32_t>(
-        std::clamp<std::uint64_t>(nccl_window * nccl_chunk / c, 1, nccl_window));
+  if (chunk != plan.chunk_bytes) {
+    spec.chunk_bytes = chunk;
     plan = coll::make_plan(spec);
-  };
-  if (chunk != plan.chunk_bytes) rechunk(chunk);
+  }
   goal::Schedule schedule = coll::generate(plan);
   while (schedule.num_ops() > r.max_ops && plan.chunk_bytes < per_channel_block) {
-    rechunk(plan.chunk_bytes * 2);
+    spec.chunk_bytes = plan.chunk_bytes * 2;
+    plan = coll::make_plan(spec);
     schedule = coll::generate(plan);
   }
   const std::uint32_t mtu = mtu_for(plan.chunk_bytes);

@@ -347,6 +347,21 @@ TEST(Tuning, TreeBandwidthIsDeratedAtMediumSizesAsNcclsTableSays) {
   EXPECT_NEAR(candidate_bw(spec, "ring", Protocol::Simple), 51.2, 1e-9);
 }
 
+TEST(Tuning, LowLatencyProtocolIsCappedHarderAcrossNodes) {
+  // NCCL's llMaxBws: one Ampere node caps LL at 87.7 GB/s of bus bandwidth; 2 nodes at 39.0
+  // and more at 20.4 (its Intel rows), as LL's stores then cross PCIe to the NIC.
+  CollectiveSpec spec = two_ampere_nodes_allreduce(std::uint64_t{1} << 30);
+  spec.system.inter_gbytes_per_s = 20;
+  // 2 nodes: ring bus 8 * 20 * 0.5 = 80 -> 39, alg 39 * 16/30; tree 147.2 / 3.8 = 38.7 (below).
+  EXPECT_NEAR(candidate_bw(spec, "ring", Protocol::LL), 39.0 * 16 / 30, 1e-9);
+  EXPECT_NEAR(candidate_bw(spec, "double_binary_tree", Protocol::LL), 0.92 * 160 / 3.8 / 2, 1e-9);
+  spec.num_ranks = 32;  // 4 nodes: 20.4 for both
+  EXPECT_NEAR(candidate_bw(spec, "ring", Protocol::LL), 20.4 * 32 / 62, 1e-9);
+  EXPECT_NEAR(candidate_bw(spec, "double_binary_tree", Protocol::LL), 20.4 / 2, 1e-9);
+  spec.num_ranks = 8;  // one node: 80 is below 87.7
+  EXPECT_NEAR(candidate_bw(spec, "ring", Protocol::LL), 80.0 * 8 / 14, 1e-9);
+}
+
 TEST(Tuning, FixedAlgorithmStillTunesItsProtocolBySize) {
   // NCCL_ALGO=RING on one Hopper node of 8 (log 28's setting): 24 channels of 450/24 = 18.75
   // GB/s. Ring allreduce, 14 steps on NVLink:
