@@ -193,7 +193,7 @@ DISCUSSION = """## What the errors say
   NICs, so that one flow crossing nodes had every NIC's bandwidth: log 19's 80-rank sendrecv
   (10 crossings) was simulated at ~340 GB/s, where one 400G NIC gives 50. Validate now routes
   by rail (`--routing rail`): a message takes the rail of the NIC its op names, channel c of a
-  ring or tree NIC c modulo the node's NICs (both trees of a tree channel the same NIC, as in
+  ring or tree NIC c modulo the node's NICs (both trees of a channel pair the same NIC, as in
   NCCL, where the node is interior in one and a leaf in the other; tree 0 on the even NICs and
   tree 1 on the odd would load them 3:1 and took log 31's 16-node trees from 160 to 100
   GB/s), and alltoall and sendrecv the sending GPU's own NIC, as NCCL's p2p does. p5's 32 EFA
@@ -203,6 +203,33 @@ DISCUSSION = """## What the errors say
   15 GB/s measured is a third of one NIC. Rings and trees that spread their channels evenly
   move by a few percent (25, training: 19.8% -> 21.4%; 06: 21.0% -> 25.8%, its rings ~4%
   faster than sprayed ones); the targets met stay the same.
+- **A tree runs on NCCL's channels, in NCCL's chunks.** NCCL's "coll channels" count both trees:
+  its channel c and its duplicate c + nChannels/2 run the two trees of one search channel, one
+  tree each (log 12's INFO lines: 24 channels, 12 with each tree). Validate ran two trees on
+  every channel, twice NCCL's tree instances, each with its own step costs; it now runs one,
+  and cuts them as NCCL 2.19 and later do: one step of the buffer per chunk (512 KiB for
+  Simple, where it used the ring's 2 MiB), LL128's 576000 bytes halved while a channel has
+  fewer than 64 (1 + log2 nodes + ppn/10)/ppn chunks, with NCCL_STEPS (8) of them in flight;
+  broadcast and reduce chains get the 8 too. NCCL then halves LL128 again down to 32 KiB; that
+  round is left out, because a step's cost is spent before each send here, where NCCL's GPUs
+  overlap a hop's latency with arriving data (at 18 KB a chunk, log 25's 2 MiB tree took 179
+  us against 87 measured). Training log 25 meets its targets (21.4% -> 9.0%): its 1-4 MiB
+  LL128 trees are +21-30%, its 8-32 MiB ones within 10% and its 64-256 MiB ones +18-22%
+  (were +18-47% throughout). Log 03 falls from
+  63% to 51%. Log 34 no longer meets its target (9.0% -> 13.7%): its 512 MiB and 1 GiB trees,
+  a chain of 72 GPUs per rack, are 17-20% slow with half the instances, since each hop stores
+  and forwards a whole 576000-byte chunk where LL128 streams its lines; cutting LL128 trees
+  finer, as the chains are, brings them to +13%/-4% but makes log 25's 4-32 MiB sizes 17-22%
+  too slow in 4 KiB pieces, so that is left for a streaming model of LL128 hops. The tuning
+  no longer sees twice the channels for an `auto` plan that picked the tree, and caps LL by
+  NCCL's multi-node llMaxBw (39.0 GB/s on 2 nodes, 20.4 beyond): without the cap, 32 correct
+  channels made log 14's 512 MiB ring pick LL (2.9 ms against 7.1 measured).
+- **Lossless switches hold every port's pause threshold.** An NVL72 rack's switch has 145
+  ports (72 GPUs, 72 rails, the NVLS engine), and validate pauses an ingress port at up to
+  2 MiB (32 KiB packets); the default 32 MiB shared buffer dropped 139 packets of log 34's
+  1 GiB tree, which nothing resends in lossless mode, and the run hung. Validate's switches
+  now buffer without limit, so PFC alone holds data back, and a run that does not complete
+  names its drops, PFC deadlock and first stuck op.
 - **Not modelled**: NVLS/NVLSTree across NVL72 racks or on more than 2 nodes (logs 14, 34), and
   CollNetDirect. Log 19's sendrecv and both runs of log 36 (a thin
   inter-node pipe per INDEX.md) are flagged as inconsistent with the preset, as is log 11 run B
