@@ -135,32 +135,6 @@ class Validate(unittest.TestCase):
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertLess(json.loads(r.stdout)["sizes"][0]["simulated_us"], 25.0)
 
-    def test_collnet_chain_is_bound_by_the_chain_on_nvlink(self):
-        # Log 33: 12 nodes x 8 H100, NCCL_ALGO=COLLNETCHAIN. Per channel every GPU but the
-        # chain's tail sends its share up and down the chain (the head up to the network), and
-        # chains rotate over the 8 GPUs: a GPU sends S * (2 - 1/8) = 1.875 S over its NVLink.
-        # At 0.8 of 450 GB/s, with 64 of every 65 bytes data, 512 MiB needs at least
-        # 1.875 * 2^29 B / (360 GB/s * 64/65) = 2839.6 us; the 8x 400G NICs carry only S per
-        # node and are not the limit. The pipeline's fill and latency add a few percent.
-        with tempfile.TemporaryDirectory() as d:
-            cal = os.path.join(d, "cal.yaml")
-            with open(cal, "w") as f:
-                f.write("system: dgx-h100\nparameters:\n  gpu_link_efficiency: 0.8\n")
-            r = collsim("validate", log("33"), "--system", "dgx-h100", "--algo", "collnet_chain", "--max-bytes",
-                        "512MiB", "--max-packets", "500000", "--json", "--calibration", cal)
-        self.assertEqual(r.returncode, 0, r.stderr)
-        size = json.loads(r.stdout)["sizes"][0]
-        self.assertTrue(size["algorithm"].startswith("collnet_chain Simple x24"), size["algorithm"])
-        bound = 1.875 * 2**29 / (360e9 * 64 / 65) * 1e6
-        self.assertGreaterEqual(size["simulated_us"], bound)
-        self.assertLess(size["simulated_us"], 1.08 * bound)
-        r = collsim("validate", log("17"), "--run", "0", "--algo", "collnet_chain")
-        self.assertEqual(r.returncode, 1)
-        self.assertIn("collnet_chain is emulated only for allreduce on two or more full nodes", r.stderr)
-        r = collsim("validate", log("33"), "--system", "dgx-h100", "--algo", "collnet_chain", "--proto", "LL")
-        self.assertEqual(r.returncode, 1)
-        self.assertIn("CollNetChain runs the Simple protocol only, not LL", r.stderr)
-
     def test_gpus_per_thread_when_the_log_does_not_print_it(self):
         # Log 09 is a summary table without a header; one process drove the 8 GPUs. Its small
         # sizes then sit at 8 x 4.25 us of enqueueing per iteration.
@@ -325,25 +299,6 @@ class Validate(unittest.TestCase):
                      "gb300-nvl72"):
             self.assertIn(name, r.stdout)
 
-    def test_a_system_file_based_on_a_preset_simulates_as_the_preset(self):
-        with tempfile.TemporaryDirectory() as d:
-            same = os.path.join(d, "snellius.yaml")
-            with open(same, "w") as f:
-                f.write("base: h100-4gpu-ib\n")
-            args = (log("25"), "--min-bytes", "256MiB", "--max-bytes", "1GiB", "--json")
-            preset = json.loads(collsim("validate", *args, "--system", "h100-4gpu-ib").stdout)
-            r = collsim("validate", *args, "--system", same)
-            self.assertEqual(r.returncode, 0, r.stderr)
-            custom = json.loads(r.stdout)
-            self.assertEqual(custom["runs"][0]["system"], "snellius")  # the file's name
-            # The JSON says what hardware was simulated: the preset's, for a file based on it.
-            hardware = custom["runs"][0]["system_hardware"]
-            self.assertEqual(hardware, dict(preset["runs"][0]["system_hardware"],
-                                            description="based on h100-4gpu-ib, from " + same))
-            self.assertEqual((hardware["gpus_per_node"], hardware["intra_node"], hardware["nics_per_node"],
-                              hardware["nic_gbits_per_s"]), (4, "nvlink-mesh", 4, 200))
-            self.assertEqual([s["simulated_us"] for s in custom["sizes"]], [s["simulated_us"] for s in preset["sizes"]])
-
     def test_a_system_file_with_fewer_nics_is_bound_by_them(self):
         # Log 25's 2 nodes of 4 H100 with 2 of their 4 200G NICs: a double binary tree over 2
         # nodes sends S up one tree and S down the other out of each node, so algbw is at most
@@ -402,6 +357,55 @@ class Validate(unittest.TestCase):
             # Allgather on 8 GPUs: every busbw is below NVLink5's 900 GB/s.
             for s in run["sizes"]:
                 self.assertLess(s["simulated_busbw"], 900)
+
+
+# The two longest simulations, in a class of their own so that ctest runs them beside the rest
+# (under the sanitizers each is minutes).
+class ValidateLongRuns(unittest.TestCase):
+    def test_collnet_chain_is_bound_by_the_chain_on_nvlink(self):
+        # Log 33: 12 nodes x 8 H100, NCCL_ALGO=COLLNETCHAIN. Per channel every GPU but the
+        # chain's tail sends its share up and down the chain (the head up to the network), and
+        # chains rotate over the 8 GPUs: a GPU sends S * (2 - 1/8) = 1.875 S over its NVLink.
+        # At 0.8 of 450 GB/s, with 64 of every 65 bytes data, 512 MiB needs at least
+        # 1.875 * 2^29 B / (360 GB/s * 64/65) = 2839.6 us; the 8x 400G NICs carry only S per
+        # node and are not the limit. The pipeline's fill and latency add a few percent.
+        with tempfile.TemporaryDirectory() as d:
+            cal = os.path.join(d, "cal.yaml")
+            with open(cal, "w") as f:
+                f.write("system: dgx-h100\nparameters:\n  gpu_link_efficiency: 0.8\n")
+            r = collsim("validate", log("33"), "--system", "dgx-h100", "--algo", "collnet_chain", "--max-bytes",
+                        "512MiB", "--max-packets", "500000", "--json", "--calibration", cal)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        size = json.loads(r.stdout)["sizes"][0]
+        self.assertTrue(size["algorithm"].startswith("collnet_chain Simple x24"), size["algorithm"])
+        bound = 1.875 * 2**29 / (360e9 * 64 / 65) * 1e6
+        self.assertGreaterEqual(size["simulated_us"], bound)
+        self.assertLess(size["simulated_us"], 1.08 * bound)
+        r = collsim("validate", log("17"), "--run", "0", "--algo", "collnet_chain")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("collnet_chain is emulated only for allreduce on two or more full nodes", r.stderr)
+        r = collsim("validate", log("33"), "--system", "dgx-h100", "--algo", "collnet_chain", "--proto", "LL")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("CollNetChain runs the Simple protocol only, not LL", r.stderr)
+
+    def test_a_system_file_based_on_a_preset_simulates_as_the_preset(self):
+        with tempfile.TemporaryDirectory() as d:
+            same = os.path.join(d, "snellius.yaml")
+            with open(same, "w") as f:
+                f.write("base: h100-4gpu-ib\n")
+            args = (log("25"), "--min-bytes", "256MiB", "--max-bytes", "1GiB", "--json")
+            preset = json.loads(collsim("validate", *args, "--system", "h100-4gpu-ib").stdout)
+            r = collsim("validate", *args, "--system", same)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            custom = json.loads(r.stdout)
+            self.assertEqual(custom["runs"][0]["system"], "snellius")  # the file's name
+            # The JSON says what hardware was simulated: the preset's, for a file based on it.
+            hardware = custom["runs"][0]["system_hardware"]
+            self.assertEqual(hardware, dict(preset["runs"][0]["system_hardware"],
+                                            description="based on h100-4gpu-ib, from " + same))
+            self.assertEqual((hardware["gpus_per_node"], hardware["intra_node"], hardware["nics_per_node"],
+                              hardware["nic_gbits_per_s"]), (4, "nvlink-mesh", 4, 200))
+            self.assertEqual([s["simulated_us"] for s in custom["sizes"]], [s["simulated_us"] for s in preset["sizes"]])
 
 
 class Calibrate(unittest.TestCase):
