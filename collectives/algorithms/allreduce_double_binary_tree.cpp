@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "algorithms/rooted_schedule.hpp"
 #include "collsim/collectives/algorithm.hpp"
 
 namespace collsim::coll {
@@ -111,28 +112,22 @@ void emit(RankEmitter& out) {
   const std::uint32_t n = out.n();
   if (n == 1) return;
   const std::uint32_t p = plan.node_size();
-  const std::uint64_t steps = plan.block_pipeline_steps();
   std::vector<TreeLinks> trees;
   for (std::uint32_t c = 0; c < plan.channels; ++c) trees.push_back(member_links(n, p, c % 2, out.me(), c / 2));
-  // Every rank walks (step, channel) in the same order, so each connection carries its
-  // messages in the same order at both ends.
-  for (std::uint64_t s = 0; s < steps; ++s)
-    for (std::uint32_t c = 0; c < plan.channels; ++c) {
-      const TreeLinks& links = trees[c];
-      const std::uint64_t slice = std::uint64_t{c} * steps + s;
-      const UnitRange data{slice, slice + 1};
-      std::array<goal::LocalOp, 3> reduced{kNoOp, kNoOp, kNoOp};
-      for (std::uint32_t i = 0; i < links.num_children; ++i)
-        reduced[i] = out.recv(links.children[i], c, data, DataAction::Reduce);
-      const Deps subtree_done(std::span<const goal::LocalOp>(reduced.data(), links.num_children));
-      goal::LocalOp result = kNoOp;
-      if (links.parent != kNone) {
-        out.send(links.parent, c, data, subtree_done);
-        result = out.recv(links.parent, c, data, DataAction::Copy);
-      }
-      for (std::uint32_t i = 0; i < links.num_children; ++i)
-        out.send(links.children[i], c, data, links.parent != kNone ? Deps(result) : subtree_done);
+  for_each_slice(plan, [&](std::uint32_t c, UnitRange data) {
+    const TreeLinks& links = trees[c];
+    std::array<goal::LocalOp, 3> reduced{kNoOp, kNoOp, kNoOp};
+    for (std::uint32_t i = 0; i < links.num_children; ++i)
+      reduced[i] = out.recv(links.children[i], c, data, DataAction::Reduce);
+    const Deps subtree_done(std::span<const goal::LocalOp>(reduced.data(), links.num_children));
+    goal::LocalOp result = kNoOp;
+    if (links.parent != kNone) {
+      out.send(links.parent, c, data, subtree_done);
+      result = out.recv(links.parent, c, data, DataAction::Copy);
     }
+    for (std::uint32_t i = 0; i < links.num_children; ++i)
+      out.send(links.children[i], c, data, links.parent != kNone ? Deps(result) : subtree_done);
+  });
 }
 
 // NCCL (2.19 on, calcCollChunking) cuts a tree into chunks of one step of its buffer, 512 KiB

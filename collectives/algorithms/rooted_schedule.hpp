@@ -24,8 +24,8 @@ inline std::uint32_t member_of(const Plan& plan, std::uint32_t relative) {
 inline std::uint64_t one_step_chunk(const Plan& plan) { return one_step_bytes(plan.protocol); }
 
 // Calls f(channel, units) for every slice, step by step and channel by channel: the order in
-// which every rooted algorithm walks them, so that each connection's messages line up at both
-// of its ends.
+// which every rooted algorithm and the double binary tree walk them, so that each
+// connection's messages line up at both of its ends.
 template <class F>
 void for_each_slice(const Plan& plan, F&& f) {
   const std::uint64_t steps = plan.block_pipeline_steps();
