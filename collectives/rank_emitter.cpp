@@ -83,14 +83,18 @@ goal::Op RankEmitter::message(goal::OpKind kind, std::uint32_t peer, std::uint32
 goal::LocalOp RankEmitter::send(std::uint32_t to, std::uint32_t channel, std::span<const UnitRange> units, Deps after) {
   std::uint64_t data = 0;
   for (const UnitRange& r : units) data += layout_.bytes(r);
+  const bool across_nodes = me_ / plan_.node_size() != to / plan_.node_size();
+  const std::int64_t step_ns = across_nodes ? plan_.network_step_ns : plan_.step_ns;
   goal::LocalOp ready = kNoOp;
-  if (plan_.step_ns > 0) ready = calc(plan_.step_ns, channel, after);
+  if (step_ns > 0) ready = calc(step_ns, channel, after);
   Connection& conn = connection(goal::OpKind::Send, to, channel);
   const Deps deps = ready == kNoOp ? after : Deps(ready);
   const goal::LocalOp op = add(message(goal::OpKind::Send, to, channel, data), Payload{DataAction::None, units}, channel, deps);
   // Start in order on the connection; wait for the send max_in_flight back to finish.
   if (conn.last != kNoOp) sink_.add_irequires(op, conn.last);
-  const std::uint32_t window = plan_.max_in_flight;
+  const std::uint32_t window =
+      across_nodes ? std::max<std::uint32_t>(1, plan_.max_in_flight / plan_.steps_per_network_message)
+                   : plan_.max_in_flight;
   if (conn.window.empty()) conn.window.assign(window, kNoOp);
   goal::LocalOp& slot = conn.window[conn.count % window];
   if (slot != kNoOp) depend(op, slot);

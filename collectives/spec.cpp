@@ -87,8 +87,11 @@ Plan make_plan(const CollectiveSpec& spec) {
   plan.chunk_bytes = spec.chunk_bytes == 0 ? costs.chunk_bytes : spec.chunk_bytes;
   plan.max_in_flight = spec.max_in_flight == 0 ? costs.max_in_flight : spec.max_in_flight;
   if (plan.max_in_flight > 64) bad("max_in_flight must be 1..64");
+  if (spec.steps_per_network_message < 1) bad("steps_per_network_message must be at least 1");
+  plan.steps_per_network_message = spec.steps_per_network_message;
   plan.launch_ns = spec.launch_ns < 0 ? costs.launch_ns : spec.launch_ns;
   plan.step_ns = spec.step_ns < 0 ? costs.step_ns : spec.step_ns;
+  plan.network_step_ns = spec.network_step_ns < 0 ? plan.step_ns : spec.network_step_ns;
 
   const Algorithm* algorithm = find_algorithm(plan.collective, plan.algorithm);
   if (algorithm == nullptr)
@@ -98,6 +101,8 @@ Plan make_plan(const CollectiveSpec& spec) {
     const std::string why = algorithm->unsupported(plan);
     if (!why.empty()) bad(std::string(to_string(plan.collective)) + " " + plan.algorithm + ": " + why);
   }
+  if (plan.steps_per_network_message > 1 && plan.algorithm != "double_binary_tree")
+    bad("steps_per_network_message applies to the double binary tree only, not " + plan.algorithm);
   plan.channels_per_nic = algorithm->channels_per_nic;
   if (spec.max_in_flight == 0 && algorithm->one_step_chunks) plan.max_in_flight = kNcclSteps;
   if (spec.chunk_bytes == 0 && algorithm->default_chunk != nullptr) plan.chunk_bytes = algorithm->default_chunk(plan);

@@ -20,6 +20,7 @@ topo::Topology make_system_topology(const SystemPreset& p, std::uint32_t nodes, 
                                 std::to_string(gpn));
   if (!(scaling.gpu_link > 0 && scaling.nic > 0)) throw std::invalid_argument("link efficiencies must be positive");
   if (!(scaling.net_latency_ns >= 0)) throw std::invalid_argument("the network latency must not be negative");
+  if (!(scaling.hop_latency_ns >= 0)) throw std::invalid_argument("the hop latency must not be negative");
   topo::Topology t;
   t.set_name(p.name + "_" + std::to_string(nodes) + "x" + std::to_string(gpn));
   t.set_kind("system_preset");
@@ -52,7 +53,8 @@ topo::Topology make_system_topology(const SystemPreset& p, std::uint32_t nodes, 
   const Bandwidth nic_bw = gbits(p.nic_gbits * scaling.nic);
   for (std::uint32_t n = 0; n < nodes; ++n)
     for (std::uint32_t g = 0; g < gpn; ++g)
-      t.add_link(t.host(n * gpn + g), node_switch[n], gpu_bw, nanoseconds(p.gpu_link_latency_ns), medium);
+      t.add_link(t.host(n * gpn + g), node_switch[n], gpu_bw,
+                 nanoseconds(p.gpu_link_latency_ns + scaling.hop_latency_ns / 2), medium);
   const Bandwidth engine_bw = gbits(p.gpu_link_gbytes * 8.0 * gpn * scaling.nvls);
   for (std::uint32_t n = 0; n < nodes && engines; ++n)
     t.add_link(t.host(nodes * gpn + n), node_switch[n], engine_bw, nanoseconds(p.gpu_link_latency_ns), medium);

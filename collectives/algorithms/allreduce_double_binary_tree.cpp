@@ -106,27 +106,66 @@ TreeLinks member_links(std::uint32_t n, std::uint32_t p, std::uint32_t tree, std
 // the last pair a single tree. pipelined_slices gives every pipeline step of every channel its
 // own slice. Both trees of a pair go through the pair's NIC (RankEmitter::nic), whose node is
 // interior in one tree and a leaf in the other, as NCCL's are.
-
+//
+// With plan.steps_per_network_message = k > 1 a message between nodes carries k consecutive
+// steps of its channel: a rank sends its subtree's sum of the k steps to a parent on another
+// node when it has all of them, and receives the k steps' result from it before it passes
+// any of them down; a parent sends k steps down to a child on another node at once.
 void emit(RankEmitter& out) {
   const Plan& plan = out.plan();
   const std::uint32_t n = out.n();
   if (n == 1) return;
   const std::uint32_t p = plan.node_size();
+  const std::uint64_t steps = plan.block_pipeline_steps();
+  const std::uint64_t k = plan.steps_per_network_message;
+  const auto crosses = [&](std::uint32_t peer) { return peer / p != out.me() / p; };
   std::vector<TreeLinks> trees;
   for (std::uint32_t c = 0; c < plan.channels; ++c) trees.push_back(member_links(n, p, c % 2, out.me(), c / 2));
+  std::vector<std::vector<goal::LocalOp>> up_ready(plan.channels);
+  std::vector<std::array<goal::LocalOp, 3>> from_child(plan.channels, {kNoOp, kNoOp, kNoOp});
+  std::vector<std::array<std::vector<goal::LocalOp>, 3>> down_ready(plan.channels);
   for_each_slice(plan, [&](std::uint32_t c, UnitRange data) {
     const TreeLinks& links = trees[c];
+    // The group of steps [first, end) of channel c that this step belongs to.
+    const std::uint64_t step = data.begin - std::uint64_t{c} * steps;
+    const std::uint64_t first = c * steps + step / k * k, end = std::min(first + k, (c + 1) * steps);
+    const UnitRange group{first, end};
+    const auto send_down = [&](UnitRange slice, Deps after) {
+      for (std::uint32_t i = 0; i < links.num_children; ++i) {
+        if (!crosses(links.children[i])) {
+          out.send(links.children[i], c, slice, after);
+          continue;
+        }
+        down_ready[c][i].insert(down_ready[c][i].end(), after.begin(), after.end());
+        if (slice.end == end) {
+          out.send(links.children[i], c, group, down_ready[c][i]);
+          down_ready[c][i].clear();
+        }
+      }
+    };
     std::array<goal::LocalOp, 3> reduced{kNoOp, kNoOp, kNoOp};
-    for (std::uint32_t i = 0; i < links.num_children; ++i)
-      reduced[i] = out.recv(links.children[i], c, data, DataAction::Reduce);
-    const Deps subtree_done(std::span<const goal::LocalOp>(reduced.data(), links.num_children));
-    goal::LocalOp result = kNoOp;
-    if (links.parent != kNone) {
-      out.send(links.parent, c, data, subtree_done);
-      result = out.recv(links.parent, c, data, DataAction::Copy);
+    for (std::uint32_t i = 0; i < links.num_children; ++i) {
+      if (!crosses(links.children[i])) {
+        reduced[i] = out.recv(links.children[i], c, data, DataAction::Reduce);
+      } else {
+        if (data.begin == first) from_child[c][i] = out.recv(links.children[i], c, group, DataAction::Reduce);
+        reduced[i] = from_child[c][i];
+      }
     }
-    for (std::uint32_t i = 0; i < links.num_children; ++i)
-      out.send(links.children[i], c, data, links.parent != kNone ? Deps(result) : subtree_done);
+    const Deps subtree_done(std::span<const goal::LocalOp>(reduced.data(), links.num_children));
+    if (links.parent == kNone) {
+      send_down(data, subtree_done);
+    } else if (!crosses(links.parent)) {
+      out.send(links.parent, c, data, subtree_done);
+      send_down(data, out.recv(links.parent, c, data, DataAction::Copy));
+    } else {
+      up_ready[c].insert(up_ready[c].end(), subtree_done.begin(), subtree_done.end());
+      if (data.end != end) return;
+      out.send(links.parent, c, group, up_ready[c]);
+      up_ready[c].clear();
+      const goal::LocalOp result = out.recv(links.parent, c, group, DataAction::Copy);
+      for (std::uint64_t s = first; s < end; ++s) send_down(UnitRange{s, s + 1}, result);
+    }
   });
 }
 

@@ -126,6 +126,9 @@ void add_validate_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--max-packets", o->request.max_packets, "Packets per simulated size; larger sizes are extrapolated")
       ->capture_default_str();
+  cmd->add_flag("--streaming-hops", o->request.streaming_hops,
+                "LL/LL128 trees and chains stream over NVLink: a step's latency paid once per hop, not "
+                "before each send (an NVL72 rack's deep chains; not the default, see validation/REPORT.md)");
   cmd->add_option("--calibration", o->calibration, "Model parameters from `collsim calibrate`")->check(CLI::ExistingFile);
   cmd->add_flag("--json", o->json, "Print the comparison as JSON");
   cmd->add_option("--plot", o->plot, "Draw measured vs simulated busbw over size to this PNG (python3-matplotlib)");

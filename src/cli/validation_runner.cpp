@@ -52,6 +52,8 @@ struct Lowered {
   std::uint64_t min_xoff_bytes = 0;
   // Set when a smaller ring stands in: the simulated time after the launch is scaled by its rounds.
   std::optional<SubRing> sub_ring{};
+  // A streaming protocol's step latency, paid once per hop on the GPUs' links (see lower).
+  std::int64_t hop_latency_ns = 0;
 };
 
 coll::CollectiveSpec base_spec(const ValidationSetup& s, const ValidationRequest& r, std::uint64_t bytes) {
@@ -262,32 +264,56 @@ Lowered lower(const ValidationSetup& s, const ValidationRequest& r, std::uint64_
   }
   const std::uint64_t piece = (per_channel_block / pieces + 4095) / 4096 * 4096;
   if (per_channel_block / chunk > pieces) chunk = piece;
-  // LL and LL128 flag every 8 or 128 bytes, so a rank forwards what has arrived before the
-  // rest of the step has: a chain of them streams, where chunks that fill a step would be
-  // stored and forwarded whole at every hop (Simple's are: its flag covers the slice). The
-  // chain is then cut finer than NCCL's steps, each piece paying its share of a step's cost.
-  if (plan.algorithm == "pipelined_chain" && plan.protocol != coll::Protocol::Simple &&
-      per_channel_block / chunk < pieces) {
-    const auto steps_of = [&](std::uint64_t c) { return std::max<std::uint64_t>(1, (per_channel_block + c - 1) / c); };
-    const std::uint64_t finer = std::max<std::uint64_t>(4096, piece);
-    if (steps_of(finer) > steps_of(chunk)) {
-      spec.step_ns = static_cast<std::int64_t>(static_cast<double>(plan.step_ns) * static_cast<double>(steps_of(chunk)) /
-                                               static_cast<double>(steps_of(finer)));
+  // LL and LL128 flag every 8 or 128 bytes, so a GPU forwards what has arrived before the
+  // rest of the step has. A chain of them is therefore cut finer than NCCL's steps, each piece
+  // paying its share of a step's cost, where chunks that fill a step would be stored and
+  // forwarded whole at every hop (Simple's are: its flag covers the slice).
+  //
+  // --streaming-hops takes that further, for trees too: a step's latency becomes a hop's, paid
+  // once on the way and overlapped with the data behind it rather than spent before every
+  // send; it goes on the GPUs' links (Lowered::hop_latency_ns), the pipeline is cut finer with
+  // as many bytes in flight as NCCL's NCCL_STEPS buffers hold, and a tree's messages between
+  // nodes stay NCCL's chunks, each with its step cost, as NCCL's proxy posts a network step
+  // once the GPU has written all of it (Plan::steps_per_network_message, network_step_ns).
+  // It is not the default: the 72-deep chains of two NVL72 racks (log 34) need it, a 2-node
+  // H100 tree (log 25) runs LL128 ~30% slower than it gives (see validation/REPORT.md).
+  const bool fine_protocol = (plan.algorithm == "pipelined_chain" || plan.algorithm == "double_binary_tree") &&
+                             plan.protocol != coll::Protocol::Simple;
+  const bool streams = r.streaming_hops && fine_protocol;
+  const std::uint64_t finer = std::max<std::uint64_t>(4096, piece);
+  const auto steps_of = [&](std::uint64_t c) { return std::max<std::uint64_t>(1, (per_channel_block + c - 1) / c); };
+  std::int64_t hop_latency_ns = 0;
+  if (streams) {
+    hop_latency_ns = plan.step_ns;
+    spec.step_ns = 0;
+    spec.network_step_ns = plan.step_ns;
+    if (per_channel_block / chunk < pieces && finer < chunk) {
+      const std::uint64_t per_chunk = chunk / finer;
+      spec.max_in_flight = static_cast<std::uint32_t>(
+          std::clamp<std::uint64_t>(std::uint64_t{plan.max_in_flight} * per_chunk, plan.max_in_flight, 64));
+      if (plan.algorithm == "double_binary_tree" && s.nodes > 1)
+        spec.steps_per_network_message = static_cast<std::uint32_t>(std::min<std::uint64_t>(per_chunk, 1u << 20));
       chunk = finer;
     }
+  } else if (fine_protocol && plan.algorithm == "pipelined_chain" && per_channel_block / chunk < pieces &&
+             steps_of(finer) > steps_of(chunk)) {
+    spec.step_ns = static_cast<std::int64_t>(static_cast<double>(plan.step_ns) * static_cast<double>(steps_of(chunk)) /
+                                             static_cast<double>(steps_of(finer)));
+    chunk = finer;
   }
-  if (chunk != plan.chunk_bytes) {
+  if (chunk != plan.chunk_bytes || streams) {
     spec.chunk_bytes = chunk;
     plan = coll::make_plan(spec);
   }
   goal::Schedule schedule = coll::generate(plan);
   while (schedule.num_ops() > r.max_ops && plan.chunk_bytes < per_channel_block) {
     spec.chunk_bytes = plan.chunk_bytes * 2;
+    spec.steps_per_network_message = std::max<std::uint32_t>(1, spec.steps_per_network_message / 2);
     plan = coll::make_plan(spec);
     schedule = coll::generate(plan);
   }
   const std::uint32_t mtu = mtu_for(plan.chunk_bytes);
-  return {std::move(plan), std::move(schedule), mtu, 0, sub};
+  return {std::move(plan), std::move(schedule), mtu, 0, sub, hop_latency_ns};
 }
 
 // No rank can send or receive its bytes faster than its one link carries them (with each
@@ -451,8 +477,20 @@ RunValidation validate_run(const validation::TestRun& log_run, std::size_t run_i
   scaling.nvls = request.parameters.nvls_efficiency > 0 ? request.parameters.nvls_efficiency
                  : setup.preset.arch == coll::GpuArch::Blackwell ? 0.74
                                                                  : 0.85;
-  const topo::Topology topology =
-      validation::make_system_topology(setup.preset, setup.nodes, setup.gpus_per_node, scaling);
+  // One network per hop latency that a size's protocol puts on the GPUs' links (Lowered).
+  std::map<std::int64_t, topo::Topology> topologies;
+  const auto topology_for = [&](std::int64_t hop_latency_ns) -> const topo::Topology& {
+    auto it = topologies.find(hop_latency_ns);
+    if (it == topologies.end()) {
+      validation::LinkScaling with_hop = scaling;
+      with_hop.hop_latency_ns = static_cast<double>(hop_latency_ns);
+      it = topologies
+               .emplace(hop_latency_ns,
+                        validation::make_system_topology(setup.preset, setup.nodes, setup.gpus_per_node, with_hop))
+               .first;
+    }
+    return it->second;
+  };
   const auto t0 = std::chrono::steady_clock::now();
   if (request.max_sizes > 0 && run.rows.size() > request.max_sizes) {
     // Evenly spread, first and last included.
@@ -492,6 +530,7 @@ RunValidation validate_run(const validation::TestRun& log_run, std::size_t run_i
     // NCCL's buffers are posted ahead: every message is eager.
     o.host_set.push_back("S=" + std::to_string(std::uint64_t{1} << 40));
     const auto ts = std::chrono::steady_clock::now();
+    const topo::Topology& topology = topology_for(lowered.hop_latency_ns);
     const std::optional<exec::FabricRun> sim = simulate_schedule(o, topology, lowered.schedule, parallel);
     std::optional<Simulated> result;
     if (sim) {

@@ -35,6 +35,7 @@ struct ValidationRequest {
   std::uint64_t max_ops = 4'000'000;    // GOAL ops per simulated size: chunks grow to stay below
   std::uint64_t max_packets = 2'000'000;  // per simulated size; larger sizes are extrapolated
   std::uint32_t max_sizes = 0;          // > 0: only this many sizes per run, spread evenly (calibration)
+  bool streaming_hops = false;          // LL/LL128 trees and chains stream over NVLink (see lower)
   validation::ModelParameters parameters;
 };
 

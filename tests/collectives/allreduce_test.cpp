@@ -298,6 +298,58 @@ TEST(DoubleBinaryTreeAllreduce, EachChannelPairRotatesTheNodesChain) {
   EXPECT_EQ(across, (std::set<goal::RankId>{0, 1, 4, 5}));
 }
 
+TEST(DoubleBinaryTreeAllreduce, GroupedNetworkMessagesVerify) {
+  // k steps per message between nodes, k dividing the steps or not (the last group is short),
+  // nodes of 1 (every edge crosses), 3 and 4, odd and even channel counts.
+  for (std::uint32_t p : {1u, 3u, 4u})
+    for (std::uint32_t n : {2u, 5u, 8u, 13u})
+      for (std::uint32_t k : {2u, 3u, 8u})
+        for (std::uint32_t channels : {1u, 2u, 3u}) {
+          CollectiveSpec spec = allreduce("double_binary_tree", n, 1000003, p);
+          spec.channels = channels;
+          spec.chunk_bytes = 32 * 1024;
+          spec.steps_per_network_message = k;
+          const VerifyReport report = generate_and_verify(spec);
+          EXPECT_TRUE(report.ok) << "n=" << n << " p=" << p << " k=" << k << " channels=" << channels << ": "
+                                 << report.error;
+        }
+}
+
+TEST(DoubleBinaryTreeAllreduce, NetworkMessagesCarryKStepsAndNodeMessagesOne) {
+  // 2 nodes of 4, one channel (tree 0), 1 MiB in 64 KiB steps: 16 steps, 4 per message between
+  // nodes. Leader 0 is tree 0's root over nodes, leader 4 its child: 4 sends 4 messages of
+  // 256 KiB up to 0 and 0 sends 4 down; every NVLink message stays one 64 KiB step, and the
+  // chain below each leader (3 hops) carries 16 up and 16 down per hop.
+  CollectiveSpec spec = allreduce("double_binary_tree", 8, kMiB, 4);
+  spec.channels = 1;
+  spec.chunk_bytes = 64 * 1024;
+  spec.steps_per_network_message = 4;
+  const goal::Schedule s = generate(spec);
+  std::uint64_t across = 0, within = 0;
+  for (goal::RankId r = 0; r < 8; ++r)
+    for (goal::LocalOp i = 0; i < s.rank(r).num_ops(); ++i) {
+      if (s.rank(r).kind(i) != goal::OpKind::Send) continue;
+      if (s.rank(r).peer(i) / 4 != r / 4) {
+        EXPECT_EQ(s.rank(r).size(i), 4 * 64 * 1024) << "rank " << r;
+        ++across;
+      } else {
+        EXPECT_EQ(s.rank(r).size(i), 64 * 1024) << "rank " << r;
+        ++within;
+      }
+    }
+  EXPECT_EQ(across, 2u * 4);
+  EXPECT_EQ(within, 2u * 3 * 2 * 16);
+}
+
+TEST(DoubleBinaryTreeAllreduce, GroupedNetworkMessagesAreForTreesOnly) {
+  CollectiveSpec spec = spec_of(Collective::Allreduce, "ring", 8, kMiB);
+  spec.steps_per_network_message = 2;
+  EXPECT_THROW((void)make_plan(spec), std::invalid_argument);
+  spec.algorithm = "double_binary_tree";
+  spec.steps_per_network_message = 0;
+  EXPECT_THROW((void)make_plan(spec), std::invalid_argument);
+}
+
 TEST(HierarchicalAllreduce, GridSendsTwoRingsInTheNodeAndOneAcross) {
   // p | n: 2(p-1) messages of S/p in the node, 2(n/p-1) of S/n across; p = 1 and p = n are
   // the plain ring's 2(n-1) messages of S/n.

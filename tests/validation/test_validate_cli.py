@@ -265,6 +265,29 @@ class Validate(unittest.TestCase):
                 self.assertGreater(large["simulated_busbw"], 0.75 * link, program)
                 self.assertLess(large["simulated_busbw"], 0.9 * link, program)
 
+    def test_streaming_hops_pay_a_steps_latency_once_per_hop(self):
+        # Log 17's 8 H100 (24 channels), an LL128 tree at 32 MiB. Each tree of a pair is the
+        # node's chain (7 hops up, 7 down); per GPU 2 trees x 2 directions x 7/8 x S/2 = 1.75 S
+        # leaves over its 450 x 64/65 GB/s link as LL128 lines (128/120): 141.4 us. Streaming,
+        # the time is that, LL128's 14 us launch, one 1.9 us step per hop (14: 26.6 us) and the
+        # chain's fill in 8 KiB pieces (1.4 MB per channel / (16 x 14) rounded up to 4 KiB),
+        # 14 x 8 KiB x 128/120 at half a channel's share of the link (443 / 24 / 2 GB/s): 12.6
+        # us; 195 us. Stored and forwarded in NCCL's 72000 B chunks it is slower.
+        args = ("validate", log("17"), "--run", "0", "--algo", "double_binary_tree", "--proto", "LL128",
+                "--min-bytes", "32MiB", "--max-bytes", "32MiB", "--json")
+        times = {}
+        for mode in ("store", "stream"):
+            r = collsim(*args, *(["--streaming-hops"] if mode == "stream" else []))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            size = json.loads(r.stdout)["sizes"][0]
+            self.assertTrue(size["algorithm"].startswith("double_binary_tree LL128 x24"), size["algorithm"])
+            times[mode] = size["simulated_us"]
+        link = 450e3 * 64 / 65  # bytes per us
+        wire = 1.75 * (32 << 20) * 128 / 120 / link
+        expected = wire + 14 + 14 * 1.9 + 14 * 8192 * 128 / 120 / (link / 24 / 2)
+        self.assertAlmostEqual(times["stream"], expected, delta=0.05 * expected)
+        self.assertGreater(times["store"], times["stream"] + 25)
+
     def test_collectives_collsim_does_not_simulate_are_refused_not_guessed(self):
         # scatter_perf prints busbw = algbw (n-1)/n and no redop, as allgather does: a run named
         # gather, scatter or hypercube must not be simulated as what its columns resemble.

@@ -22,10 +22,14 @@ struct CollectiveSpec {
   std::uint32_t channels = 1;           // parallel rings/trees; channel c runs on cpu first_cpu+c
   std::uint64_t chunk_bytes = 0;        // data bytes per pipelined message; 0: the protocol's
   std::uint32_t max_in_flight = 0;      // messages in flight per connection; 0: the protocol's
+  // The double binary tree's messages between nodes carry this many pipeline steps each, as
+  // NCCL's network proxy sends a whole buffer step of LL/LL128 where NVLink streams its lines.
+  std::uint32_t steps_per_network_message = 1;
   Protocol protocol = Protocol::Auto;   // Auto: Simple, unless algorithm "auto" picks one
   double reduce_bytes_per_ns = 200.0;   // reduction bandwidth (200 GB/s); 0: reductions are free
   std::int64_t launch_ns = -1;          // -1: the protocol's
   std::int64_t step_ns = -1;            // -1: the protocol's
+  std::int64_t network_step_ns = -1;    // before each send to another node instead; -1: step_ns
   std::uint32_t ranks_per_node = 1;     // consecutive group members that share a node
   std::uint32_t nics = 1;               // channel c sends through nic c % nics
   // Instead, a rank sends through its own GPU's NICs: local rank r of a node with g ranks
@@ -48,10 +52,14 @@ struct Plan {
   std::uint32_t channels = 1;
   std::uint64_t chunk_bytes = 0;
   std::uint32_t max_in_flight = 1;
+  // See CollectiveSpec. A connection between nodes keeps max_in_flight / this many in flight,
+  // the bytes of one within a node.
+  std::uint32_t steps_per_network_message = 1;
   Protocol protocol = Protocol::Simple;
   double reduce_bytes_per_ns = 0.0;
   std::int64_t launch_ns = 0;
   std::int64_t step_ns = 0;
+  std::int64_t network_step_ns = 0;     // step_ns of the sends to another node
   std::uint32_t ranks_per_node = 1;
   std::uint32_t nics = 1;
   bool nic_of_rank = false;

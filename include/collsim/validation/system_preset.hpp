@@ -80,6 +80,9 @@ struct LinkScaling {
   bool sharp_engines = false;
   // Added to every crossing of the network (half to each of its two NIC links), ns.
   double net_latency_ns = 0;
+  // Added to every hop from GPU to GPU, inside a node or across the network (half to each
+  // GPU's link, as a hop leaves one GPU and enters another), ns: a streaming protocol's step.
+  double hop_latency_ns = 0;
 };
 // The preset's network for `nodes` nodes with `gpus_per_node` GPUs each (0: the preset's).
 // Throws std::invalid_argument for 0 nodes or more GPUs per node than the preset has.
