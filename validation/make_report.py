@@ -230,6 +230,20 @@ DISCUSSION = """## What the errors say
   1 GiB tree, which nothing resends in lossless mode, and the run hung. Validate's switches
   now buffer without limit, so PFC alone holds data back, and a run that does not complete
   names its drops, PFC deadlock and first stuck op.
+- **Streaming LL/LL128 hops are an option (`--streaming-hops`), not the default.** LL128
+  flags every 128-byte line, so over NVLink a GPU forwards a step's first lines while the rest
+  arrive; NCCL's network proxy instead posts a step once it is written. With the option, an
+  LL/LL128 tree or chain pays its protocol's step latency once per hop (on the GPUs' links),
+  is cut into pieces of ~16 per hop with NCCL_STEPS' bytes in flight, and sends whole NCCL
+  chunks between nodes, each after its step cost. Log 34's 72-deep trees then come within
+  +4.7% / -8.7% at 512 MiB / 1 GiB (were -16.7% / -19.5%) and 34 meets its target (13.7% ->
+  9.0%), and a one-node LL128 tree on 8 H100 at 32 MiB takes what the hand count gives (within
+  5%: wire time, launch, 14 hop latencies, the fill of 8 KiB pieces). But training log 25
+  (2 x 4 H100, 4 x 200G) goes from 9.0% to 26.2%: its LL128 trees run at ~60 GB/s algbw from
+  4 MiB to 256 MiB (15-20 us per MiB) where streaming gives 145 GB/s busbw, and the step cost
+  spent before every send was what slowed them to the measured rate at 1-32 MiB. Something in
+  log 25's LL128 path, most likely the network's (not NVLink's: 25 has 3 NVLink hops per
+  node), limits it; until a training log separates the two, the report runs the default.
 - **Not modelled**: NVLS/NVLSTree across NVL72 racks or on more than 2 nodes (logs 14, 34), and
   CollNetDirect. Log 19's sendrecv and both runs of log 36 (a thin
   inter-node pipe per INDEX.md) are flagged as inconsistent with the preset, as is log 11 run B
