@@ -182,7 +182,7 @@ void run_replay_command(const ReplayOptions& o) {
       print_run_human(sim, t, lowered.schedule, program.description, *run);
       print_collectives(lowered, times);
     }
-    if (!complete) report_incomplete(run->result);
+    if (!complete) report_incomplete(*run);
   });
   if (rc != 0) throw CLI::RuntimeError(rc);
   if (!complete) throw CLI::RuntimeError(2);

@@ -69,7 +69,7 @@ void run_run_command(const RunOptions& o) {
     } else {
       print_run_human(o.sim, t, loaded.schedule, loaded.description, *run);
     }
-    if (!complete) report_incomplete(run->result);
+    if (!complete) report_incomplete(*run);
   });
   if (rc != 0) throw CLI::RuntimeError(rc);
   if (!complete) throw CLI::RuntimeError(2);

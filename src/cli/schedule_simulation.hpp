@@ -84,7 +84,7 @@ nlohmann::json run_summary_json(const SimulationCliOptions& o, const topo::Topol
 void print_run_human(const SimulationCliOptions& o, const topo::Topology& t, const goal::Schedule& schedule,
                      const std::string& description, const exec::FabricRun& run);
 // Blocked ops and unmatched messages on stderr.
-void report_incomplete(const exec::RunResult& r);
+void report_incomplete(const exec::FabricRun& run);
 // --summary (the given JSON), --ops (HDF5 op times) and --hdf5 (everything recorded, with
 // what the command knows of its schedule).
 void write_run_files(const SimulationCliOptions& o, const topo::Topology& topology, const goal::Schedule& schedule,

@@ -234,7 +234,7 @@ std::optional<bool> run_streamed(WorkloadOptions& o, const workload::WorkloadSpe
     print_run_human(o.sim, t, shape, description, *run);
     print_report(w, report);
   }
-  if (!run->result.complete) report_incomplete(run->result);
+  if (!run->result.complete) report_incomplete(*run);
   return run->result.complete;
 }
 
@@ -329,7 +329,7 @@ void run_workload_command(WorkloadOptions& o) {
       print_run_human(o.sim, t, step.schedule, description, *run);
       print_report(w, report);
     }
-    if (!complete) report_incomplete(run->result);
+    if (!complete) report_incomplete(*run);
   });
   if (rc != 0) throw CLI::RuntimeError(rc);
   if (!complete) throw CLI::RuntimeError(2);

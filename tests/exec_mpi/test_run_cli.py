@@ -87,6 +87,27 @@ class Run(unittest.TestCase):
             self.assertFalse(s["complete"])
             self.assertEqual(len(s["blocked"]), 4)
 
+    def test_drops_despite_pfc_are_named_when_a_lossless_run_hangs(self):
+        # Three hosts send 1 MiB each to a fourth through one switch. With a 1 MiB pause
+        # threshold per ingress and 64 KiB of buffer, the switch drops packets that lossless
+        # mode never resends, and the run hangs; with the default 32 MiB it completes.
+        with tempfile.TemporaryDirectory() as d:
+            for buffer, complete in (("64KiB", False), ("32MiB", True)):
+                topology = os.path.join(d, buffer + ".yaml")
+                with open(topology, "w") as f:
+                    f.write("kind: explicit\nlink: {bandwidth: 100Gbps, latency: 1us}\nnodes:\n" +
+                            "".join(f"  - {{name: h{i}, kind: host}}\n" for i in range(4)) +
+                            f"  - {{name: s0, kind: switch, buffer: {buffer}}}\nlinks:\n" +
+                            "".join(f"  - {{a: h{i}, b: s0}}\n" for i in range(4)))
+                r = collsim("run", "--topology", topology, "--schedule", os.path.join(DATA, "incast.goal"),
+                            "--set", "pfc_xoff_bytes=1MiB")
+                if complete:
+                    self.assertEqual(r.returncode, 0, r.stderr)
+                    self.assertNotIn("dropped despite PFC", r.stderr)
+                else:
+                    self.assertEqual(r.returncode, 2, r.stderr)
+                    self.assertRegex(r.stderr, r"\n  [1-9][0-9]* packet\(s\) dropped despite PFC: a switch's buffer")
+
     def test_a_message_nobody_receives_is_reported(self):
         r = collsim("run", "--topology", LEAF_SPINE, "--schedule", os.path.join(DATA, "unmatched.goal"), ranks=2)
         self.assertEqual(r.returncode, 2, r.stderr)
