@@ -44,6 +44,8 @@ coll::CollectiveSpec spec_from(const CollectiveCliOptions& o, const std::string&
   spec.reduce_bytes_per_ns = bw->bytes_per_second() / 1e9;
   spec.launch_ns = o.launch_ns;
   spec.step_ns = o.step_ns;
+  spec.network_step_ns = o.network_step_ns;
+  spec.steps_per_network_message = o.steps_per_network_message;
   const auto arch = coll::gpu_arch_from_name(o.arch);
   if (!arch) throw CLI::ValidationError("--arch", "unknown GPU generation '" + o.arch + "' (volta, ampere, hopper, blackwell)");
   spec.system.arch = *arch;
@@ -74,6 +76,11 @@ void CollectiveCliOptions::add_to(CLI::App& cmd, const std::string& collective_o
   cmd.add_option("--reduce-bw", reduce_bw, "Reduction bandwidth; a reduction of b bytes costs b / bw")->capture_default_str();
   cmd.add_option("--launch-ns", launch_ns, "Start-up latency per channel (default: the protocol's)");
   cmd.add_option("--step-ns", step_ns, "Latency before each send (default: the protocol's)");
+  cmd.add_option("--network-step-ns", network_step_ns, "Latency before each send to another node (default: --step-ns)");
+  cmd.add_option("--steps-per-network-message", steps_per_network_message,
+                 "double_binary_tree: pipeline steps each message between nodes carries (NCCL's network step when "
+                 "--chunk cuts finer, as LL/LL128 stream over NVLink)")
+      ->capture_default_str();
   cmd.add_option("--arch", arch, "GPU generation for auto: volta, ampere, hopper, blackwell")->capture_default_str();
   cmd.add_option("--intra-bw", intra_gbps, "GB/s per channel inside a node, for auto")->capture_default_str();
   cmd.add_option("--inter-bw", inter_gbps, "GB/s per channel across nodes, for auto")->capture_default_str();

@@ -27,6 +27,8 @@ struct CollectiveCliOptions {
   std::string reduce_bw = "200GB/s";
   std::int64_t launch_ns = -1;
   std::int64_t step_ns = -1;
+  std::int64_t network_step_ns = -1;
+  std::uint32_t steps_per_network_message = 1;
   std::string arch = "ampere";
   double intra_gbps = 20.0;
   double inter_gbps = 12.0;

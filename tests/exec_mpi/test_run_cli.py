@@ -34,6 +34,22 @@ class Gen(unittest.TestCase):
         self.assertEqual(j["messages"], 8 * 14)
         self.assertEqual(j["bytes_per_rank_max"], 14 * (1 << 20) // 8)
 
+    def test_tree_messages_between_nodes_carry_several_steps(self):
+        # 2 nodes of 4, one channel (one tree), 1 MiB in 64 KiB steps: 16 steps per edge and
+        # direction. The 3 NVLink edges of each node's chain carry 16 messages up and 16 down;
+        # the one edge between the node leaders carries 16 / 4 = 4 each way.
+        r = collsim("gen", "allreduce", "--algo", "double_binary_tree", "--ranks", "8", "--ranks-per-node", "4",
+                    "--proto", "simple", "--bytes", "1MiB", "--chunk", "64KiB", "--steps-per-network-message", "4",
+                    "--verify", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        j = json.loads(r.stdout)
+        self.assertTrue(j["ok"])
+        self.assertEqual(j["messages"], 2 * 3 * 2 * 16 + 2 * 4)
+        r = collsim("gen", "allreduce", "--algo", "ring", "--ranks", "8", "--bytes", "1MiB",
+                    "--steps-per-network-message", "4")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("steps_per_network_message applies to the double binary tree only", r.stderr)
+
     def test_writes_goal_that_goal_stats_reads_back(self):
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "a2a.goal")
