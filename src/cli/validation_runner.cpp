@@ -54,6 +54,7 @@ struct Lowered {
   std::optional<SubRing> sub_ring{};
   // A streaming protocol's step latency, paid once per hop on the GPUs' links (see lower).
   std::int64_t hop_latency_ns = 0;
+  bool streams = false;  // --streaming-hops applied: said in what the size was simulated as
 };
 
 coll::CollectiveSpec base_spec(const ValidationSetup& s, const ValidationRequest& r, std::uint64_t bytes) {
@@ -313,7 +314,7 @@ Lowered lower(const ValidationSetup& s, const ValidationRequest& r, std::uint64_
     schedule = coll::generate(plan);
   }
   const std::uint32_t mtu = mtu_for(plan.chunk_bytes);
-  return {std::move(plan), std::move(schedule), mtu, 0, sub, hop_latency_ns};
+  return {std::move(plan), std::move(schedule), mtu, 0, sub, hop_latency_ns, streams};
 }
 
 // No rank can send or receive its bytes faster than its one link carries them (with each
@@ -551,7 +552,8 @@ RunValidation validate_run(const validation::TestRun& log_run, std::size_t run_i
       }
       result = Simulated{static_cast<double>(sim->result.makespan_ps) / 1e6, sim->stats.events,
                          std::chrono::duration<double>(std::chrono::steady_clock::now() - ts).count(),
-                         describe(lowered.plan), wire_floor_us(lowered.schedule, topology, lowered.mtu)};
+                         describe(lowered.plan) + (lowered.streams ? " streaming" : ""),
+                         wire_floor_us(lowered.schedule, topology, lowered.mtu)};
       if (const std::optional<SubRing>& sub = lowered.sub_ring) {
         // The launch once, every round of the large ring; its bytes per link scale alike.
         const double launch_us = static_cast<double>(lowered.plan.launch_ns) / 1e3;

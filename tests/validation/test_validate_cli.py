@@ -280,7 +280,7 @@ class Validate(unittest.TestCase):
             r = collsim(*args, *(["--streaming-hops"] if mode == "stream" else []))
             self.assertEqual(r.returncode, 0, r.stderr)
             size = json.loads(r.stdout)["sizes"][0]
-            self.assertTrue(size["algorithm"].startswith("double_binary_tree LL128 x24"), size["algorithm"])
+            self.assertEqual(size["algorithm"], "double_binary_tree LL128 x24" + (" streaming" if mode == "stream" else ""))
             times[mode] = size["simulated_us"]
         link = 450e3 * 64 / 65  # bytes per us
         wire = 1.75 * (32 << 20) * 128 / 120 / link
