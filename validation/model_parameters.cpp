@@ -25,6 +25,7 @@ void check(const ModelParameters& p) {
   latency(p.host_issue_us, "host_issue_us");
   if (!(p.net_latency_us >= 0.0 && p.net_latency_us <= 1e6)) throw std::invalid_argument("net_latency_us must be >= 0");
   if (p.nvls_efficiency != -1.0) efficiency(p.nvls_efficiency, "nvls_efficiency");
+  efficiency(p.ll128_network_efficiency, "ll128_network_efficiency");
 }
 
 Calibration read_calibration(const std::string& path) {
@@ -66,7 +67,8 @@ Calibration read_calibration(const std::string& path) {
           else if (name == "nvls_efficiency") c.parameters.nvls_efficiency = v;
           else if (name == "net_latency_us") c.parameters.net_latency_us = v;
           else if (name == "host_issue_us") c.parameters.host_issue_us = v;
-          else throw where(p.first, "unknown parameter '" + name + "' (gpu_link_efficiency, nic_efficiency, launch_us, step_us, simple_launch_us, simple_step_us, net_latency_us, nvls_efficiency, host_issue_us)");
+          else if (name == "ll128_network_efficiency") c.parameters.ll128_network_efficiency = v;
+          else throw where(p.first, "unknown parameter '" + name + "' (gpu_link_efficiency, nic_efficiency, launch_us, step_us, simple_launch_us, simple_step_us, net_latency_us, nvls_efficiency, host_issue_us, ll128_network_efficiency)");
         }
       } else {
         throw where(kv.first, "unknown key '" + key + "' (system, trained_on, training_error, parameters)");
@@ -98,6 +100,7 @@ void write_calibration(const std::string& path, const Calibration& c) {
   out << YAML::Key << "net_latency_us" << YAML::Value << c.parameters.net_latency_us;
   out << YAML::Key << "nvls_efficiency" << YAML::Value << c.parameters.nvls_efficiency;
   out << YAML::Key << "host_issue_us" << YAML::Value << c.parameters.host_issue_us;
+  out << YAML::Key << "ll128_network_efficiency" << YAML::Value << c.parameters.ll128_network_efficiency;
   out << YAML::EndMap << YAML::EndMap;
   std::ofstream f(path);
   f << "# collsim calibration (collsim calibrate): parameters fitted on the logs in trained_on\n" << out.c_str() << "\n";

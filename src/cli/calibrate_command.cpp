@@ -49,7 +49,16 @@ double ring_rounds(const RunValidation& v) { return ring_passes(v) * (v.setup.ra
 bool simple_ring(const validation::SizeComparison& s) {
   return s.algorithm.rfind("ring Simple", 0) == 0;
 }
-enum class Informs { NvlsEfficiency, GpuLinkEfficiency, NicEfficiency, Launch, NetLatency, SimpleLatency, Nothing };
+enum class Informs {
+  NvlsEfficiency,
+  GpuLinkEfficiency,
+  NicEfficiency,
+  Ll128NetworkEfficiency,
+  Launch,
+  NetLatency,
+  SimpleLatency,
+  Nothing
+};
 Informs informs(const RunValidation& v, const validation::SizeComparison& s, double host_issue_us) {
   // A size at the host's enqueueing floor says nothing about the GPUs' latencies.
   const double floor_us = validation::nccl_tests_iteration_us(0.0, v.setup.gpus_per_thread, host_issue_us);
@@ -60,7 +69,8 @@ Informs informs(const RunValidation& v, const validation::SizeComparison& s, dou
   // collectives tell its fixed part from its per-round part.
   if (s.bytes < (64u << 20)) return v.setup.nodes == 1 && simple_ring(s) ? Informs::SimpleLatency : Informs::Nothing;
   if (s.algorithm.rfind("nvls", 0) == 0) return Informs::NvlsEfficiency;
-  return v.setup.nodes > 1 ? Informs::NicEfficiency : Informs::GpuLinkEfficiency;
+  if (v.setup.nodes == 1) return Informs::GpuLinkEfficiency;
+  return s.algorithm.find(" LL128 ") != std::string::npos ? Informs::Ll128NetworkEfficiency : Informs::NicEfficiency;
 }
 
 // Moves the Simple protocol's fixed and per-round latency by the line through the median
@@ -121,17 +131,16 @@ void run_calibrate(const CalibrateOptions& o) {
     for (std::uint32_t it = 0; it <= o.iterations; ++it) {
       const Pass pass = simulate();
       if (parallel.is_root())
-        std::printf("pass %u: gpu_link_efficiency %.3f nic_efficiency %.3f nvls_efficiency %.3f launch_us %.2f (-1: NCCL's) "
-                    "net_latency_us %.2f simple_launch_us %.2f simple_step_us %.2f -> "
-                    "median |error| %.1f%%\n",
-                    it, p.gpu_link_efficiency, p.nic_efficiency, p.nvls_efficiency, p.launch_us, p.net_latency_us,
-                    p.simple_launch_us, p.simple_step_us,
-                    100 * pass.median_abs_error);
+        std::printf("pass %u: gpu_link_efficiency %.3f nic_efficiency %.3f ll128_network_efficiency %.3f "
+                    "nvls_efficiency %.3f launch_us %.2f (-1: NCCL's) net_latency_us %.2f simple_launch_us %.2f "
+                    "simple_step_us %.2f -> median |error| %.1f%%\n",
+                    it, p.gpu_link_efficiency, p.nic_efficiency, p.ll128_network_efficiency, p.nvls_efficiency,
+                    p.launch_us, p.net_latency_us, p.simple_launch_us, p.simple_step_us, 100 * pass.median_abs_error);
       result.training_error = pass.median_abs_error;
       if (it == o.iterations) break;
       // Bandwidth-bound time scales as 1/efficiency: multiply by the median time ratio.
       // Latency-bound time shifts with the launch latency: add the median time difference.
-      std::vector<double> ratio[3], shift, net_shift;
+      std::vector<double> ratio[4], shift, net_shift;
       std::map<double, std::vector<double>> simple_shift;  // ring rounds -> measured - simulated
       for (const RunValidation& v : pass.runs) {
         if (!v.preset_check.consistent) continue;  // misconfigured runs are not fitted
@@ -140,6 +149,7 @@ void run_calibrate(const CalibrateOptions& o) {
             case Informs::NvlsEfficiency: ratio[0].push_back(s.simulated_us / s.measured_us); break;
             case Informs::GpuLinkEfficiency: ratio[1].push_back(s.simulated_us / s.measured_us); break;
             case Informs::NicEfficiency: ratio[2].push_back(s.simulated_us / s.measured_us); break;
+            case Informs::Ll128NetworkEfficiency: ratio[3].push_back(s.simulated_us / s.measured_us); break;
             case Informs::Launch: shift.push_back(s.measured_us - s.simulated_us); break;
             case Informs::NetLatency:
               net_shift.push_back((s.measured_us - s.simulated_us) / std::max(1.0, network_crossings(v, s)));
@@ -157,6 +167,7 @@ void run_calibrate(const CalibrateOptions& o) {
       scale(p.nvls_efficiency, ratio[0]);
       scale(p.gpu_link_efficiency, ratio[1]);
       scale(p.nic_efficiency, ratio[2]);
+      scale(p.ll128_network_efficiency, ratio[3]);
       // Until fitted, each protocol has its own base latency; small sizes run LL (6.6 us).
       if (!net_shift.empty()) p.net_latency_us = std::clamp(p.net_latency_us + median(net_shift), 0.0, 1000.0);
       if (!shift.empty()) p.launch_us = std::clamp((p.launch_us < 0 ? 6.6 : p.launch_us) + median(shift), 0.0, 1000.0);
@@ -179,10 +190,11 @@ void add_calibrate_command(CLI::App& app) {
   auto o = std::make_shared<CalibrateOptions>();
   CLI::App* cmd = app.add_subcommand(
       "calibrate",
-      "Fit gpu_link_efficiency, nic_efficiency, nvls_efficiency, launch_us, net_latency_us, simple_launch_us and\n"
-      "simple_step_us on nccl-tests logs of one system.\n"
+      "Fit gpu_link_efficiency, nic_efficiency, ll128_network_efficiency, nvls_efficiency, launch_us,\n"
+      "net_latency_us, simple_launch_us and simple_step_us on nccl-tests logs of one system.\n"
       "Each pass simulates the logs (sizes-per-run sizes each); then every efficiency is multiplied by the median\n"
-      "simulated/measured time of the bandwidth-bound sizes (>= 64 MiB) it limits, and launch_us moves by the\n"
+      "simulated/measured time of the bandwidth-bound sizes (>= 64 MiB) it limits (ll128_network_efficiency: the\n"
+      "LL128 sizes between nodes, nic_efficiency the others), and launch_us moves by the\n"
       "median measured-simulated time of the latency-bound sizes (< 64 KiB) of one-node runs, net_latency_us by\n"
       "that difference over the network crossings of multi-node runs. simple_launch_us and simple_step_us move\n"
       "by the line through the median measured-simulated time of the one-node Simple ring sizes below 64 MiB per\n"

@@ -55,6 +55,8 @@ struct Lowered {
   // A streaming protocol's step latency, paid once per hop on the GPUs' links (see lower).
   std::int64_t hop_latency_ns = 0;
   bool streams = false;  // --streaming-hops applied: said in what the size was simulated as
+  // The NICs' rate for this size relative to nic_efficiency's (ll128_network_efficiency).
+  double nic_factor = 1.0;
 };
 
 coll::CollectiveSpec base_spec(const ValidationSetup& s, const ValidationRequest& r, std::uint64_t bytes) {
@@ -314,7 +316,9 @@ Lowered lower(const ValidationSetup& s, const ValidationRequest& r, std::uint64_
     schedule = coll::generate(plan);
   }
   const std::uint32_t mtu = mtu_for(plan.chunk_bytes);
-  return {std::move(plan), std::move(schedule), mtu, 0, sub, hop_latency_ns, streams};
+  const double nic_factor =
+      plan.protocol == coll::Protocol::LL128 && s.nodes > 1 ? r.parameters.ll128_network_efficiency : 1.0;
+  return {std::move(plan), std::move(schedule), mtu, 0, sub, hop_latency_ns, streams, nic_factor};
 }
 
 // No rank can send or receive its bytes faster than its one link carries them (with each
@@ -478,16 +482,17 @@ RunValidation validate_run(const validation::TestRun& log_run, std::size_t run_i
   scaling.nvls = request.parameters.nvls_efficiency > 0 ? request.parameters.nvls_efficiency
                  : setup.preset.arch == coll::GpuArch::Blackwell ? 0.74
                                                                  : 0.85;
-  // One network per hop latency that a size's protocol puts on the GPUs' links (Lowered).
-  std::map<std::int64_t, topo::Topology> topologies;
-  const auto topology_for = [&](std::int64_t hop_latency_ns) -> const topo::Topology& {
-    auto it = topologies.find(hop_latency_ns);
+  // One network per hop latency and NIC rate that a size's protocol asks for (Lowered).
+  std::map<std::pair<std::int64_t, double>, topo::Topology> topologies;
+  const auto topology_for = [&](const Lowered& lowered) -> const topo::Topology& {
+    const auto key = std::make_pair(lowered.hop_latency_ns, lowered.nic_factor);
+    auto it = topologies.find(key);
     if (it == topologies.end()) {
-      validation::LinkScaling with_hop = scaling;
-      with_hop.hop_latency_ns = static_cast<double>(hop_latency_ns);
+      validation::LinkScaling for_size = scaling;
+      for_size.hop_latency_ns = static_cast<double>(lowered.hop_latency_ns);
+      for_size.nic *= lowered.nic_factor;
       it = topologies
-               .emplace(hop_latency_ns,
-                        validation::make_system_topology(setup.preset, setup.nodes, setup.gpus_per_node, with_hop))
+               .emplace(key, validation::make_system_topology(setup.preset, setup.nodes, setup.gpus_per_node, for_size))
                .first;
     }
     return it->second;
@@ -531,7 +536,7 @@ RunValidation validate_run(const validation::TestRun& log_run, std::size_t run_i
     // NCCL's buffers are posted ahead: every message is eager.
     o.host_set.push_back("S=" + std::to_string(std::uint64_t{1} << 40));
     const auto ts = std::chrono::steady_clock::now();
-    const topo::Topology& topology = topology_for(lowered.hop_latency_ns);
+    const topo::Topology& topology = topology_for(lowered);
     const std::optional<exec::FabricRun> sim = simulate_schedule(o, topology, lowered.schedule, parallel);
     std::optional<Simulated> result;
     if (sim) {

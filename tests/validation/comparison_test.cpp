@@ -114,6 +114,7 @@ TEST_F(CalibrationFile, RoundTrip) {
   c.parameters.host_issue_us = 5.0;
   c.parameters.simple_launch_us = 27.5;
   c.parameters.simple_step_us = 0.25;
+  c.parameters.ll128_network_efficiency = 0.8;
   write_calibration(path, c);
   const Calibration r = read_calibration(path);
   EXPECT_EQ(r.system, "dgx-h100");
@@ -127,6 +128,7 @@ TEST_F(CalibrationFile, RoundTrip) {
   EXPECT_DOUBLE_EQ(r.parameters.host_issue_us, 5.0);
   EXPECT_DOUBLE_EQ(r.parameters.simple_launch_us, 27.5);
   EXPECT_DOUBLE_EQ(r.parameters.simple_step_us, 0.25);
+  EXPECT_DOUBLE_EQ(r.parameters.ll128_network_efficiency, 0.8);
 }
 
 TEST_F(CalibrationFile, Errors) {

@@ -450,6 +450,30 @@ class Calibrate(unittest.TestCase):
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertEqual(json.loads(r.stdout)["runs"][0]["system"], "h100-4gpu-ib")
 
+    def test_ll128_between_nodes_is_fitted_apart_from_simple(self):
+        # Log 25 (2 x 4 H100, 4 x 200G): its 64-256 MiB LL128 trees move a NIC byte at ~78% of
+        # the rate its >= 512 MiB Simple trees do (3959 us for 256 MiB against 6235 for 512,
+        # with LL128's 128/120 lines counted). A calibration file with that share must slow the
+        # LL128 sizes between nodes by it and leave the Simple ones alone.
+        with open(os.path.join(ROOT, "validation", "calibration", "h100-4gpu-ib.yaml")) as f:
+            base = f.read()
+        with tempfile.TemporaryDirectory() as d:
+            times = {}
+            for share in ("1.0", "0.5"):
+                cal = os.path.join(d, share + ".yaml")
+                with open(cal, "w") as f:
+                    f.write(base.replace("ll128_network_efficiency: ", "ll128_network_efficiency: " + share + " #"))
+                r = collsim("validate", log("25"), "--calibration", cal, "--min-bytes", "256MiB", "--max-bytes",
+                            "512MiB", "--json")
+                self.assertEqual(r.returncode, 0, r.stderr)
+                times[share] = {s["bytes"]: (s["algorithm"], s["simulated_us"]) for s in json.loads(r.stdout)["sizes"]}
+            ll128, simple = 256 << 20, 512 << 20
+            self.assertTrue(times["1.0"][ll128][0].startswith("double_binary_tree LL128"), times["1.0"][ll128])
+            self.assertTrue(times["1.0"][simple][0].startswith("double_binary_tree Simple"), times["1.0"][simple])
+            self.assertEqual(times["0.5"][simple][1], times["1.0"][simple][1])
+            # Bound by the NICs: half their rate, close to twice the time.
+            self.assertGreater(times["0.5"][ll128][1], 1.8 * times["1.0"][ll128][1])
+
     def test_simple_ring_latency_is_mostly_fixed(self):
         # On the 4-GPU mesh allreduce of S (6 ring rounds) takes as long as allgather of 2S (3
         # rounds, the same bytes per rank): 327.4 vs 329.7 us at 64/128 MiB in logs 22 and 23.

@@ -15,6 +15,7 @@
 //     simple_step_us: 0              #   (see below); -1: launch_us and step_us
 //     net_latency_us: 5.0            # added to every crossing of the inter-node network
 //     nvls_efficiency: 0.6           # NVLS reduction rate as a fraction of the GPUs' NVLink rate
+//     ll128_network_efficiency: 0.8  # share of nic_efficiency that LL128 gets between nodes
 //     host_issue_us: 4.25            # CPU time to enqueue a collective on one GPU (host_issue.hpp)
 
 #include <string>
@@ -30,6 +31,10 @@ struct ModelParameters {
   double net_latency_us = 0.0;    // added to every crossing of the network (NIC, proxy, switch)
   double nvls_efficiency = -1.0;  // NVLS engine rate / (GPUs * NVLink rate); -1: NCCL's (0.85 Hopper, 0.74 Blackwell)
   double host_issue_us = -1.0;    // per GPU a thread drives; -1: kHostIssueUsPerGpu (not fitted by calibrate)
+  // LL128 between nodes gets this share of the NIC rate that Simple gets: training log 25 (2 x
+  // 4 H100) runs its LL128 trees at ~78% of its Simple trees' rate per NIC byte, beyond LL128's
+  // 120/128 of data per line, which the model already counts. 1: no less than Simple.
+  double ll128_network_efficiency = 1.0;
   // The Simple protocol's own fixed and per-round latency. Measured Simple rings cost what
   // their wire bytes cost plus a fixed ~30 us, whatever their number of rounds (allreduce of S
   // takes as long as allgather of 2S, with twice the rounds), where NCCL's tuning table says
