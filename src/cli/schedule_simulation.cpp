@@ -222,19 +222,23 @@ void print_run_human(const SimulationCliOptions& o, const topo::Topology& t, con
             << " %" << std::endl;
 }
 
+// Lossless mode resends nothing: a packet a switch dropped below its pause threshold leaves
+// its message waiting forever, which the blocked ops show only as their symptom.
+std::string drops_despite_pfc(std::uint64_t drops) {
+  return std::to_string(drops) +
+         " packet(s) dropped despite PFC: a switch's buffer cannot hold what its ports take in up to their pause "
+         "threshold and while the pause travels back";
+}
+
 void report_incomplete(const exec::FabricRun& run) {
   constexpr std::size_t kShown = 1000;
   const exec::RunResult& r = run.result;
   std::cerr << "collsim: the run did not complete: " << r.ops_total - r.ops_completed << " op(s) never finished, "
             << r.unmatched.size() << " message(s) never received\n";
   if (!r.pfc_deadlock.empty()) std::cerr << "  PFC deadlock, a cycle of paused ports: " << r.pfc_deadlock << "\n";
-  // Lossless mode resends nothing: a packet a switch dropped below its pause threshold leaves
-  // its message waiting forever, which the blocked ops below show only as their symptom.
   if (run.totals.drops_despite_pfc > 0)
-    std::cerr << "  " << run.totals.drops_despite_pfc
-              << " packet(s) dropped despite PFC: a switch's buffer cannot hold what its ports take in up to "
-                 "their pause threshold and while the pause travels back (give the topology's switches a larger "
-                 "buffer, or a lower --set pfc_xoff_bytes=...)\n";
+    std::cerr << "  " << drops_despite_pfc(run.totals.drops_despite_pfc)
+              << " (give the topology's switches a larger buffer, or a lower --set pfc_xoff_bytes=...)\n";
   for (std::size_t i = 0; i < r.blocked.size() && i < kShown; ++i) std::cerr << "  blocked   " << r.blocked[i] << "\n";
   if (r.blocked.size() > kShown)
     std::cerr << "  ... and " << r.blocked.size() - kShown << " more blocked ops (all in --summary)\n";

@@ -83,6 +83,8 @@ nlohmann::json run_summary_json(const SimulationCliOptions& o, const topo::Topol
 // Makespan, slowest and fastest rank, ops, messages, fabric totals, events and wall time.
 void print_run_human(const SimulationCliOptions& o, const topo::Topology& t, const goal::Schedule& schedule,
                      const std::string& description, const exec::FabricRun& run);
+// Why a lossless run with `drops` packets dropped despite PFC hangs, in one sentence.
+std::string drops_despite_pfc(std::uint64_t drops);
 // Blocked ops and unmatched messages on stderr.
 void report_incomplete(const exec::FabricRun& run);
 // --summary (the given JSON), --ops (HDF5 op times) and --hdf5 (everything recorded, with

@@ -278,8 +278,8 @@ Lowered lower(const ValidationSetup& s, const ValidationRequest& r, std::uint64_
   // as many bytes in flight as NCCL's NCCL_STEPS buffers hold, and a tree's messages between
   // nodes stay NCCL's chunks, each with its step cost, as NCCL's proxy posts a network step
   // once the GPU has written all of it (Plan::steps_per_network_message, network_step_ns).
-  // It is not the default: the 72-deep chains of two NVL72 racks (log 34) need it, a 2-node
-  // H100 tree (log 25) runs LL128 ~30% slower than it gives (see validation/REPORT.md).
+  // It is not the default: the 72-deep chains of two NVL72 racks (log 34) need it, but a
+  // 2-node H100 training log (25) fits the default better (see validation/REPORT.md).
   const bool fine_protocol = (plan.algorithm == "pipelined_chain" || plan.algorithm == "double_binary_tree") &&
                              plan.protocol != coll::Protocol::Simple;
   const bool streams = r.streaming_hops && fine_protocol;
@@ -543,9 +543,7 @@ RunValidation validate_run(const validation::TestRun& log_run, std::size_t run_i
       if (!sim->result.complete) {
         std::string why;
         if (!sim->result.pfc_deadlock.empty()) why += "; PFC deadlock: " + sim->result.pfc_deadlock;
-        if (sim->totals.drops_despite_pfc > 0)
-          why += "; " + std::to_string(sim->totals.drops_despite_pfc) +
-                 " packets dropped despite PFC (a switch ran out of buffer below its pause threshold)";
+        if (sim->totals.drops_despite_pfc > 0) why += "; " + drops_despite_pfc(sim->totals.drops_despite_pfc);
         const auto first_of = [&](const std::vector<std::string>& lines, const char* what) {
           if (!lines.empty()) why += std::string("; ") + what + ": " + lines.front();
         };
