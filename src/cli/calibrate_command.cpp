@@ -9,6 +9,7 @@
 #include "collsim/collectives/collective.hpp"
 #include "collsim/validation/comparison.hpp"
 #include "collsim/validation/host_issue.hpp"
+#include "validation_options.hpp"
 #include "validation_runner.hpp"
 
 namespace collsim::cli {
@@ -21,6 +22,8 @@ struct CalibrateOptions {
   std::uint32_t iterations = 4;
   std::uint32_t sizes_per_run = 8;
   std::uint32_t ranks = 0;
+  std::string from;  // a calibration whose parameters the fit starts from
+  ValidationRequest request;
   SimulationCliOptions sim;
 };
 
@@ -96,6 +99,31 @@ void fit_simple_latency(const std::map<double, std::vector<double>>& shift_by_ro
   p.simple_launch_us = std::clamp(launch + d_launch, 0.0, 1000.0);
 }
 
+// The network latency moves by the median residual over the crossings counted above. The
+// simulated time can respond to it more steeply than that count says (a sender that waits for
+// its message's delivery pays a crossing twice), and a full step then overshoots, so that the
+// fit swings between two values for ever (log 06: 0 and 11.7 us). Once two passes have tried
+// different latencies, the step is the secant's: the residual's measured response to the
+// latency, which is linear here.
+class SecantLatency {
+ public:
+  double next(double latency, double residual) {
+    double response = 1.0;  // residual change per unit of latency, in counted crossings
+    if (has_previous_ && latency != previous_latency_) {
+      const double r = (previous_residual_ - residual) / (latency - previous_latency_);
+      if (r > 0) response = r;
+    }
+    has_previous_ = true;
+    previous_latency_ = latency;
+    previous_residual_ = residual;
+    return std::clamp(latency + residual / response, 0.0, 1000.0);
+  }
+
+ private:
+  bool has_previous_ = false;
+  double previous_latency_ = 0, previous_residual_ = 0;
+};
+
 struct Pass {
   std::vector<RunValidation> runs;
   double median_abs_error = 0;
@@ -103,17 +131,25 @@ struct Pass {
 
 void run_calibrate(const CalibrateOptions& o) {
   const validation::SystemPreset system = system_of_option(o.system);
-  std::vector<validation::LogFile> logs;
-  for (const std::string& path : o.logs) logs.push_back(validation::read_nccl_tests_log(path));
-  ValidationRequest request;
+  check_run_choice_options(o.request);
+  ValidationRequest request = o.request;
   request.system = o.system;
   request.max_sizes = o.sizes_per_run;
   request.ranks_if_unknown = o.ranks;
+  validation::Calibration result;
   validation::ModelParameters& p = request.parameters;
-  p.nvls_efficiency = system.arch == coll::GpuArch::Blackwell ? 0.74 : 0.85;
+  if (!o.from.empty()) {
+    // The parameters the new logs do not inform keep the values fitted before; the result was
+    // trained on both sets of logs.
+    const validation::Calibration start = validation::read_calibration(o.from);
+    std::fputs(apply_calibration(start, o.from, request).c_str(), stderr);
+    result.trained_on = start.trained_on;
+  }
+  if (p.nvls_efficiency < 0) p.nvls_efficiency = system.arch == coll::GpuArch::Blackwell ? 0.74 : 0.85;
+  std::vector<validation::LogFile> logs;
+  for (const std::string& path : o.logs) logs.push_back(validation::read_nccl_tests_log(path));
 
   ParallelContext parallel;
-  validation::Calibration result;
   const int rc = parallel.guarded([&] {
     auto simulate = [&] {
       Pass pass;
@@ -128,6 +164,7 @@ void run_calibrate(const CalibrateOptions& o) {
       pass.median_abs_error = median(errors);
       return pass;
     };
+    SecantLatency net_latency;
     for (std::uint32_t it = 0; it <= o.iterations; ++it) {
       const Pass pass = simulate();
       if (parallel.is_root())
@@ -169,7 +206,7 @@ void run_calibrate(const CalibrateOptions& o) {
       scale(p.nic_efficiency, ratio[2]);
       scale(p.ll128_network_efficiency, ratio[3]);
       // Until fitted, each protocol has its own base latency; small sizes run LL (6.6 us).
-      if (!net_shift.empty()) p.net_latency_us = std::clamp(p.net_latency_us + median(net_shift), 0.0, 1000.0);
+      if (!net_shift.empty()) p.net_latency_us = net_latency.next(p.net_latency_us, median(net_shift));
       if (!shift.empty()) p.launch_us = std::clamp((p.launch_us < 0 ? 6.6 : p.launch_us) + median(shift), 0.0, 1000.0);
       fit_simple_latency(simple_shift, p);
     }
@@ -177,7 +214,9 @@ void run_calibrate(const CalibrateOptions& o) {
   if (rc != 0) throw CLI::RuntimeError(rc);
   if (!parallel.is_root()) return;
   result.system = o.system;
-  result.trained_on = o.logs;
+  for (const std::string& log : o.logs)
+    if (std::find(result.trained_on.begin(), result.trained_on.end(), log) == result.trained_on.end())
+      result.trained_on.push_back(log);
   result.parameters = p;
   validation::write_calibration(o.output, result);
   std::printf("wrote %s (median |busbw error| on the training sizes %.1f%%)\n", o.output.c_str(),
@@ -209,6 +248,11 @@ void add_calibrate_command(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::Range(2, 1000));
   cmd->add_option("--ranks", o->ranks, "Ranks of the logs that do not tell");
+  add_run_choice_options(*cmd, o->request);
+  cmd->add_option("--from", o->from,
+                  "Start from this calibration: what the logs given do not inform keeps its value (e.g. the NVLink "
+                  "efficiency of one-node logs when fitting a multi-node log's NICs)")
+      ->check(CLI::ExistingFile);
   o->sim.fabric.add_to(*cmd);
   cmd->callback([o] { run_calibrate(*o); });
 }

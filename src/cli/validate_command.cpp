@@ -7,6 +7,7 @@
 #include "collsim/common/units.hpp"
 #include "collsim/validation/nccl_tests_log.hpp"
 #include "collsim/validation/system_file.hpp"
+#include "validation_options.hpp"
 #include "validation_report.hpp"
 #include "validation_runner.hpp"
 
@@ -48,19 +49,10 @@ void run_validate(ValidateOptions o) {
   if (!o.max_bytes.empty()) o.request.max_bytes = bytes_option(o.max_bytes, "--max-bytes");
   if (o.request.column != "auto" && o.request.column != "in-place" && o.request.column != "out-of-place")
     throw CLI::ValidationError("--column", "auto, in-place or out-of-place");
-  if (!coll::protocol_from_name(o.request.protocol))
-    throw CLI::ValidationError("--proto", "LL, LL128, Simple or auto, not '" + o.request.protocol + "'");
+  check_run_choice_options(o.request);
   std::string calibration_note;
-  if (!o.calibration.empty()) {
-    const validation::Calibration c = validation::read_calibration(o.calibration);
-    o.request.parameters = c.parameters;
-    if (o.request.system.empty()) {
-      o.request.system = c.system;
-      o.request.system_source = "from " + o.calibration;
-    }
-    if (o.request.system != c.system)
-      calibration_note = "note: " + o.calibration + " was fitted for " + c.system + ", not " + o.request.system + "\n";
-  }
+  if (!o.calibration.empty())
+    calibration_note = apply_calibration(validation::read_calibration(o.calibration), o.calibration, o.request);
   const validation::LogFile log = validation::read_nccl_tests_log(o.log);
   if (o.run >= static_cast<int>(log.runs.size()))
     throw CLI::ValidationError("--run", o.log + " has " + std::to_string(log.runs.size()) + " run(s)");
@@ -110,22 +102,10 @@ void add_validate_command(CLI::App& app) {
   cmd->add_flag("--help-system", o->help_system, "Describe the system file, for hardware no preset has, and exit");
   cmd->add_option("--run", o->run, "Only this run of the file (0-based; default every run)");
   cmd->add_option("--ranks", o->request.ranks, "Ranks, when the log does not tell");
-  cmd->add_option("--gpus-per-node", o->request.gpus_per_node, "GPUs per node (default: the device lines, else the preset)");
-  cmd->add_option("--gpus-per-thread", o->request.gpus_per_thread,
-                  "GPUs one nccl-tests thread drives (its -g), when the log does not print it (default: the header's nGpus, else 1)")
-      ->check(CLI::Range(1u, 72u));
-  cmd->add_option("--channels", o->request.channels, "NCCL channels (default: the log's INFO lines, else the preset)");
-  cmd->add_option("--algo", o->request.algorithm, "Algorithm instead of NCCL's choice (e.g. ring for NCCL_ALGO=RING; nvls on one NVSwitch node; collnet_chain for NCCL_ALGO=COLLNETCHAIN with SHARP)")
-      ->capture_default_str();
-  cmd->add_option("--proto", o->request.protocol, "Protocol instead of NCCL's choice: LL, LL128, Simple")->capture_default_str();
+  add_run_choice_options(*cmd, o->request);
   cmd->add_option("--column", o->request.column, "Which measurement: out-of-place, in-place, auto")->capture_default_str();
   cmd->add_option("--min-bytes", o->min_bytes, "Skip sizes below this");
   cmd->add_option("--max-bytes", o->max_bytes, "Skip sizes above this");
-  cmd->add_option("--max-ops", o->request.max_ops,
-                  "GOAL ops per simulated size; chunks grow to stay below (a ring that cannot runs as a smaller ring of whole nodes with the same bytes per round, its time scaled by the rounds)")
-      ->capture_default_str();
-  cmd->add_option("--max-packets", o->request.max_packets, "Packets per simulated size; larger sizes are extrapolated")
-      ->capture_default_str();
   cmd->add_flag("--streaming-hops", o->request.streaming_hops,
                 "LL/LL128 trees and chains stream over NVLink: a step's latency paid once per hop, not "
                 "before each send (an NVL72 rack's deep chains; not the default, see validation/REPORT.md)");

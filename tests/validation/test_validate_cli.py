@@ -497,13 +497,57 @@ class Calibrate(unittest.TestCase):
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertAlmostEqual(calibration_parameters(one)["simple_step_us"], 3.4, places=6)
 
+    def test_network_latency_fit_settles_where_a_ring_crosses_more_than_counted(self):
+        # Log 06 (2 x 4 GB300 over RDMA): its 4-32 KiB allgathers take ~28.5 us where the
+        # uncalibrated model gives 16.8. Calibrate counts one network crossing for the ring, but
+        # the simulated time grows by ~3x the latency added, so a full step (11.7 us) overshot
+        # and the fit swung between 0 and 11.7 for ever. The secant step must settle, and the
+        # small sizes then fit.
+        with tempfile.TemporaryDirectory() as d:
+            cal = os.path.join(d, "06.yaml")
+            r = collsim("calibrate", log("06"), "--system", "gb300-4gpu-rdma", "-o", cal, "--sizes-per-run", "64")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            latency = [float(line.split("net_latency_us ")[1].split()[0])
+                       for line in r.stdout.splitlines() if line.startswith("pass ")]
+            self.assertEqual(len(latency), 5, r.stdout)
+            self.assertGreater(latency[-1], 1.0, r.stdout)
+            self.assertAlmostEqual(latency[-1], latency[-2], delta=0.05 * latency[-1], msg=r.stdout)
+            v = json.loads(collsim("validate", log("06"), "--json", "--calibration", cal, "--max-bytes", "32KiB").stdout)
+            self.assertLessEqual(v["median_abs_error_small"], 0.15)
+
+    def test_from_keeps_what_the_new_logs_do_not_inform(self):
+        # Log 25 spans two nodes: its sizes inform the NICs' efficiency and the network's
+        # latency, not the NVLink efficiency or the Simple ring's latency, which one-node logs
+        # fit (made up here). --from must keep those and name both trainings.
+        with tempfile.TemporaryDirectory() as d:
+            start = os.path.join(d, "start.yaml")
+            with open(start, "w") as f:
+                f.write("system: h100-4gpu-ib\ntrained_on: [one-node.log]\nparameters:\n"
+                        "  gpu_link_efficiency: 0.7\n  simple_launch_us: 30\n")
+            out = os.path.join(d, "out.yaml")
+            r = collsim("calibrate", log("25"), "--system", "h100-4gpu-ib", "--from", start, "-o", out,
+                        "--iterations", "1")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            fitted = calibration_parameters(out)
+            self.assertEqual(fitted["gpu_link_efficiency"], 0.7)
+            self.assertEqual(fitted["simple_launch_us"], 30.0)
+            self.assertLess(fitted["nic_efficiency"], 1.0, r.stdout)
+            with open(out) as f:
+                trained_on = next(line for line in f if line.startswith("trained_on:"))
+            self.assertIn("one-node.log", trained_on)
+            self.assertIn(os.path.basename(log("25")), trained_on)
+            # The options that say how NCCL ran the logs are validate's, checked the same way.
+            r = collsim("calibrate", log("25"), "--system", "h100-4gpu-ib", "-o", out, "--proto", "LL64")
+            self.assertNotEqual(r.returncode, 0)
+            self.assertIn("--proto", r.stderr)
+
 
 def calibration_parameters(path):
     values = {}
     with open(path) as f:
         for line in f:
             key, _, value = line.strip().partition(":")
-            if key in ("simple_launch_us", "simple_step_us"):
+            if line.startswith("  ") and value.strip():
                 values[key] = float(value)
     return values
 
