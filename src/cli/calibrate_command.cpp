@@ -60,9 +60,14 @@ enum class Informs {
   Launch,
   NetLatency,
   SimpleLatency,
+  HostIssue,
   Nothing
 };
 Informs informs(const RunValidation& v, const validation::SizeComparison& s, double host_issue_us) {
+  // When one thread drives several GPUs, a small size that takes longer than the simulated
+  // collective is held by the CPU's enqueueing: its time over the GPUs gives the cost per GPU.
+  if (s.bytes < (64u << 10) && v.setup.gpus_per_thread > 1 && s.measured_us > 1.1 * s.collective_us)
+    return Informs::HostIssue;
   // A size at the host's enqueueing floor says nothing about the GPUs' latencies.
   const double floor_us = validation::nccl_tests_iteration_us(0.0, v.setup.gpus_per_thread, host_issue_us);
   if (s.bytes < (64u << 10) && s.simulated_us <= floor_us) return Informs::Nothing;
@@ -170,14 +175,15 @@ void run_calibrate(const CalibrateOptions& o) {
       if (parallel.is_root())
         std::printf("pass %u: gpu_link_efficiency %.3f nic_efficiency %.3f ll128_network_efficiency %.3f "
                     "nvls_efficiency %.3f launch_us %.2f (-1: NCCL's) net_latency_us %.2f simple_launch_us %.2f "
-                    "simple_step_us %.2f -> median |error| %.1f%%\n",
+                    "simple_step_us %.2f host_issue_us %.2f (-1: %.2f) -> median |error| %.1f%%\n",
                     it, p.gpu_link_efficiency, p.nic_efficiency, p.ll128_network_efficiency, p.nvls_efficiency,
-                    p.launch_us, p.net_latency_us, p.simple_launch_us, p.simple_step_us, 100 * pass.median_abs_error);
+                    p.launch_us, p.net_latency_us, p.simple_launch_us, p.simple_step_us, p.host_issue_us, validation::kHostIssueUsPerGpu,
+                    100 * pass.median_abs_error);
       result.training_error = pass.median_abs_error;
       if (it == o.iterations) break;
       // Bandwidth-bound time scales as 1/efficiency: multiply by the median time ratio.
       // Latency-bound time shifts with the launch latency: add the median time difference.
-      std::vector<double> ratio[4], shift, net_shift;
+      std::vector<double> ratio[4], shift, net_shift, host_issue;
       std::map<double, std::vector<double>> simple_shift;  // ring rounds -> measured - simulated
       for (const RunValidation& v : pass.runs) {
         if (!v.preset_check.consistent) continue;  // misconfigured runs are not fitted
@@ -192,6 +198,7 @@ void run_calibrate(const CalibrateOptions& o) {
               net_shift.push_back((s.measured_us - s.simulated_us) / std::max(1.0, network_crossings(v, s)));
               break;
             case Informs::SimpleLatency: simple_shift[ring_rounds(v)].push_back(s.measured_us - s.simulated_us); break;
+            case Informs::HostIssue: host_issue.push_back(s.measured_us / v.setup.gpus_per_thread); break;
             case Informs::Nothing: break;
           }
         }
@@ -209,6 +216,7 @@ void run_calibrate(const CalibrateOptions& o) {
       if (!net_shift.empty()) p.net_latency_us = net_latency.next(p.net_latency_us, median(net_shift));
       if (!shift.empty()) p.launch_us = std::clamp((p.launch_us < 0 ? 6.6 : p.launch_us) + median(shift), 0.0, 1000.0);
       fit_simple_latency(simple_shift, p);
+      if (!host_issue.empty()) p.host_issue_us = median(host_issue);
     }
   });
   if (rc != 0) throw CLI::RuntimeError(rc);
@@ -230,15 +238,18 @@ void add_calibrate_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "calibrate",
       "Fit gpu_link_efficiency, nic_efficiency, ll128_network_efficiency, nvls_efficiency, launch_us,\n"
-      "net_latency_us, simple_launch_us and simple_step_us on nccl-tests logs of one system.\n"
+      "net_latency_us, simple_launch_us, simple_step_us and host_issue_us on nccl-tests logs of one system.\n"
       "Each pass simulates the logs (sizes-per-run sizes each); then every efficiency is multiplied by the median\n"
       "simulated/measured time of the bandwidth-bound sizes (>= 64 MiB) it limits (ll128_network_efficiency: the\n"
       "LL128 sizes between nodes, nic_efficiency the others), and launch_us moves by the\n"
       "median measured-simulated time of the latency-bound sizes (< 64 KiB) of one-node runs, net_latency_us by\n"
-      "that difference over the network crossings of multi-node runs. simple_launch_us and simple_step_us move\n"
-      "by the line through the median measured-simulated time of the one-node Simple ring sizes below 64 MiB per\n"
-      "ring round count (the fixed part alone when all have the same rounds). Sizes at nccl-tests' enqueueing floor\n"
-      "(GPUs per thread x host_issue_us) and runs inconsistent with the preset are not fitted.");
+      "that difference over the network crossings of multi-node runs (a secant step once two passes tried two\n"
+      "values). simple_launch_us and simple_step_us move by the line through the median measured-simulated time of\n"
+      "the one-node Simple ring sizes below 64 MiB per ring round count (the fixed part alone when all have the\n"
+      "same rounds). host_issue_us is the median measured time over GPUs per thread of the sizes < 64 KiB that a\n"
+      "thread driving several GPUs reports above the simulated collective (nccl-tests' enqueueing floor); other\n"
+      "sizes at that floor, and runs inconsistent with the preset, are not fitted. With --from, what the logs do\n"
+      "not inform keeps the value of that calibration.");
   cmd->add_option("LOG", o->logs, "Training logs")->required()->check(CLI::ExistingFile);
   cmd->add_option("--system", o->system, "System preset (collsim validate --list-systems) or system file (--help-system)")
       ->required();

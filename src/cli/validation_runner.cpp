@@ -622,6 +622,7 @@ RunValidation validate_run(const validation::TestRun& log_run, std::size_t run_i
                          "% from the halves below; raise --max-packets)";
       }
     }
+    c.collective_us = c.simulated_us;
     c.simulated_us = validation::nccl_tests_iteration_us(c.simulated_us, setup.gpus_per_thread, host_issue_us);
     c.bytes = row.size;
     c.measured_us = m->time_us;

@@ -541,6 +541,21 @@ class Calibrate(unittest.TestCase):
             self.assertNotEqual(r.returncode, 0)
             self.assertIn("--proto", r.stderr)
 
+    def test_host_floor_is_fitted_per_gpu_a_thread_drives(self):
+        # Log 22: one thread drives 4 GPUs (-g 4), and every size up to 32 KiB takes ~17 us, far
+        # above NCCL's ~10 us ring LL: 17 / 4 = 4.25 us to enqueue on one GPU, the value once
+        # fitted by hand (kHostIssueUsPerGpu). Calibrate must find it from the log.
+        with tempfile.TemporaryDirectory() as d:
+            cal = os.path.join(d, "22.yaml")
+            r = collsim("calibrate", log("22"), "--system", "h100-4gpu-ib", "-o", cal, "--iterations", "1",
+                        "--sizes-per-run", "32")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertAlmostEqual(calibration_parameters(cal)["host_issue_us"], 4.25, delta=0.15, msg=r.stdout)
+            # MPI runs (-g 1) hide the enqueueing: log 25 leaves it at -1 (the built-in value).
+            r = collsim("calibrate", log("25"), "--system", "h100-4gpu-ib", "-o", cal, "--iterations", "1")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(calibration_parameters(cal)["host_issue_us"], -1.0)
+
 
 def calibration_parameters(path):
     values = {}

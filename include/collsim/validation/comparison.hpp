@@ -13,6 +13,7 @@ inline constexpr std::uint64_t kLargeSizeBytes = 1ull << 20;
 struct SizeComparison {
   std::uint64_t bytes = 0;
   double measured_us = 0, simulated_us = 0;
+  double collective_us = 0;  // the simulated collective alone, under nccl-tests' enqueueing floor
   double measured_busbw = 0, simulated_busbw = 0;  // GB/s, nccl-tests' formula on each time
   double error = 0;                                // simulated busbw / measured busbw - 1
   std::string algorithm;                           // what the simulation ran: "ring LL128 x24"

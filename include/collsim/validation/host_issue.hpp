@@ -13,7 +13,8 @@ namespace collsim::validation {
 
 // CPU time to enqueue one collective on one GPU (NCCL's group launch: plan, kernel launch),
 // µs. Fitted by hand on the flat small-size floor of training log 22 (one thread, -g 4,
-// 17.0 us from 4 B to 32 KiB, where NCCL's ring LL takes ~10 us): 17.0 / 4 = 4.25.
+// 17.0 us from 4 B to 32 KiB, where NCCL's ring LL takes ~10 us): 17.0 / 4 = 4.25. `collsim
+// calibrate` fits it on such logs (host_issue_us); this is the value where none did.
 constexpr double kHostIssueUsPerGpu = 4.25;
 // A calibration's host_issue_us, or the fitted default where it says -1.
 constexpr double host_issue_us_per_gpu(double configured) { return configured >= 0 ? configured : kHostIssueUsPerGpu; }

@@ -30,7 +30,7 @@ struct ModelParameters {
   double step_us = -1.0;    // -1: the protocol's
   double net_latency_us = 0.0;    // added to every crossing of the network (NIC, proxy, switch)
   double nvls_efficiency = -1.0;  // NVLS engine rate / (GPUs * NVLink rate); -1: NCCL's (0.85 Hopper, 0.74 Blackwell)
-  double host_issue_us = -1.0;    // per GPU a thread drives; -1: kHostIssueUsPerGpu (not fitted by calibrate)
+  double host_issue_us = -1.0;    // per GPU a thread drives; -1: kHostIssueUsPerGpu
   // LL128 between nodes gets this share of the NIC rate that Simple gets: training log 25 (2 x
   // 4 H100) runs its LL128 trees at ~78% of its Simple trees' rate per NIC byte, beyond LL128's
   // 120/128 of data per line, which the model already counts. 1: no less than Simple.
