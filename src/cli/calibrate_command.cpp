@@ -63,7 +63,20 @@ enum class Informs {
   HostIssue,
   Nothing
 };
-Informs informs(const RunValidation& v, const validation::SizeComparison& s, double host_issue_us) {
+// Across nodes a bandwidth-bound ring or tree moves about as many bytes per GPU over its link
+// as per node over the node's NICs, so the slower of the two limits it: the NICs on 4 H100 with
+// 4 x 200G (log 25), NVLink in an NVL72 rack with a NIC per GPU (log 34), where fitting the NICs
+// would lower their efficiency for ever and change nothing.
+bool nics_limit(const RunValidation& v, bool ll128, const validation::ModelParameters& p) {
+  const validation::SystemPreset& preset = v.setup.preset;
+  const double used = preset.gpus_per_node > 0 ? double(v.setup.gpus_per_node) / preset.gpus_per_node : 1.0;
+  double nics = std::max(1.0, preset.nics_per_node * used) * preset.nic_gbits / 8 * p.nic_efficiency;
+  if (ll128) nics *= p.ll128_network_efficiency;
+  return nics <= preset.gpu_link_gbytes * p.gpu_link_efficiency;
+}
+
+Informs informs(const RunValidation& v, const validation::SizeComparison& s, const validation::ModelParameters& p) {
+  const double host_issue_us = validation::host_issue_us_per_gpu(p.host_issue_us);
   // When one thread drives several GPUs, a small size that takes longer than the simulated
   // collective is held by the CPU's enqueueing: its time over the GPUs gives the cost per GPU.
   if (s.bytes < (64u << 10) && v.setup.gpus_per_thread > 1 && s.measured_us > 1.1 * s.collective_us)
@@ -77,8 +90,9 @@ Informs informs(const RunValidation& v, const validation::SizeComparison& s, dou
   // collectives tell its fixed part from its per-round part.
   if (s.bytes < (64u << 20)) return v.setup.nodes == 1 && simple_ring(s) ? Informs::SimpleLatency : Informs::Nothing;
   if (s.algorithm.rfind("nvls", 0) == 0) return Informs::NvlsEfficiency;
-  if (v.setup.nodes == 1) return Informs::GpuLinkEfficiency;
-  return s.algorithm.find(" LL128 ") != std::string::npos ? Informs::Ll128NetworkEfficiency : Informs::NicEfficiency;
+  const bool ll128 = s.algorithm.find(" LL128 ") != std::string::npos;
+  if (v.setup.nodes == 1 || !nics_limit(v, ll128, p)) return Informs::GpuLinkEfficiency;
+  return ll128 ? Informs::Ll128NetworkEfficiency : Informs::NicEfficiency;
 }
 
 // Moves the Simple protocol's fixed and per-round latency by the line through the median
@@ -188,7 +202,7 @@ void run_calibrate(const CalibrateOptions& o) {
       for (const RunValidation& v : pass.runs) {
         if (!v.preset_check.consistent) continue;  // misconfigured runs are not fitted
         for (const auto& s : v.sizes) {
-          switch (informs(v, s, validation::host_issue_us_per_gpu(p.host_issue_us))) {
+          switch (informs(v, s, p)) {
             case Informs::NvlsEfficiency: ratio[0].push_back(s.simulated_us / s.measured_us); break;
             case Informs::GpuLinkEfficiency: ratio[1].push_back(s.simulated_us / s.measured_us); break;
             case Informs::NicEfficiency: ratio[2].push_back(s.simulated_us / s.measured_us); break;
@@ -240,8 +254,9 @@ void add_calibrate_command(CLI::App& app) {
       "Fit gpu_link_efficiency, nic_efficiency, ll128_network_efficiency, nvls_efficiency, launch_us,\n"
       "net_latency_us, simple_launch_us, simple_step_us and host_issue_us on nccl-tests logs of one system.\n"
       "Each pass simulates the logs (sizes-per-run sizes each); then every efficiency is multiplied by the median\n"
-      "simulated/measured time of the bandwidth-bound sizes (>= 64 MiB) it limits (ll128_network_efficiency: the\n"
-      "LL128 sizes between nodes, nic_efficiency the others), and launch_us moves by the\n"
+      "simulated/measured time of the bandwidth-bound sizes (>= 64 MiB) it limits (one node: gpu_link_efficiency;\n"
+      "across nodes the slower of a GPU's link and its node's NICs: ll128_network_efficiency for LL128 sizes,\n"
+      "nic_efficiency for the others), and launch_us moves by the\n"
       "median measured-simulated time of the latency-bound sizes (< 64 KiB) of one-node runs, net_latency_us by\n"
       "that difference over the network crossings of multi-node runs (a secant step once two passes tried two\n"
       "values). simple_launch_us and simple_step_us move by the line through the median measured-simulated time of\n"

@@ -556,6 +556,27 @@ class Calibrate(unittest.TestCase):
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertEqual(calibration_parameters(cal)["host_issue_us"], -1.0)
 
+    def test_across_nodes_the_slower_of_nvlink_and_the_nics_is_fitted(self):
+        # Log 25's 2 x 4 H100 have 4 x 200G per node (100 GB/s) against 450 GB/s of NVLink per
+        # GPU: its large sizes fit the NICs. Give the nodes 4 x 800G (400 GB/s) and 250 GB/s of
+        # NVLink, and NVLink limits them (still fast enough for the run to be consistent with
+        # the system), so the fit must move the NVLink efficiency and leave the NICs' alone (an
+        # NVL72 rack, a 400G NIC per GPU, is such a system).
+        with tempfile.TemporaryDirectory() as d:
+            fast_nics = os.path.join(d, "fast-nics.yaml")
+            with open(fast_nics, "w") as f:
+                f.write("base: h100-4gpu-ib\ngpu_link: 250GB/s\nnic: 800Gbps\n")
+            fitted = {}
+            for system in ("h100-4gpu-ib", fast_nics):
+                cal = os.path.join(d, "cal.yaml")
+                r = collsim("calibrate", log("25"), "--system", system, "-o", cal, "--iterations", "1")
+                self.assertEqual(r.returncode, 0, r.stderr)
+                fitted[system] = calibration_parameters(cal)
+            self.assertLess(fitted["h100-4gpu-ib"]["nic_efficiency"], 1.0)
+            self.assertEqual(fitted["h100-4gpu-ib"]["gpu_link_efficiency"], 1.0)
+            self.assertEqual(fitted[fast_nics]["nic_efficiency"], 1.0)
+            self.assertLess(fitted[fast_nics]["gpu_link_efficiency"], 1.0)
+
 
 def calibration_parameters(path):
     values = {}
