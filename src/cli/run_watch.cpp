@@ -96,7 +96,9 @@ void RunWatch::print(const pdes::RunProgress& p, bool last) {
   std::ostringstream line;
   line.setf(std::ios::fixed);
   line.precision(1);
-  line << "sim " << sim_time_text(p.sim_time) << " | " << work_name_ << " " << p.work_done;
+  // validate and calibrate run one simulation per size, each from time 0: no clock to show.
+  if (p.sim_time > pdes::SimTime{}) line << "sim " << sim_time_text(p.sim_time) << " | ";
+  line << work_name_ << " " << p.work_done;
   if (work_total_ > 0)
     line << "/" << work_total_ << " (" << 100.0 * static_cast<double>(p.work_done) / static_cast<double>(work_total_)
          << "%)";

@@ -431,6 +431,18 @@ class ValidateLongRuns(unittest.TestCase):
             self.assertEqual([s["simulated_us"] for s in custom["sizes"]], [s["simulated_us"] for s in preset["sizes"]])
 
 
+class Progress(unittest.TestCase):
+    def test_progress_lines_count_sizes_and_show_no_clock(self):
+        # Each size is a simulation of its own from time 0, so a simulated clock ("sim 0.000 us")
+        # would say nothing: the line counts sizes.
+        r = collsim("validate", log("12"), "--progress-every", "0s")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = [line for line in r.stderr.splitlines() if line.startswith("collsim: progress: ")]
+        self.assertTrue(lines, r.stderr)
+        self.assertIn("sizes 3/3 (100.0%)", lines[-1])
+        self.assertFalse([line for line in lines if "sim " in line], lines)
+
+
 class Calibrate(unittest.TestCase):
     def test_fit_on_one_log_and_validate_another(self):
         with tempfile.TemporaryDirectory() as d:
