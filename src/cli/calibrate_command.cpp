@@ -143,6 +143,28 @@ class SecantLatency {
   double previous_latency_ = 0, previous_residual_ = 0;
 };
 
+// What the last pass still moved by more than 2% (latencies also by more than a tenth of a
+// microsecond): the fit has not settled there, and more passes may move it further.
+std::string unsettled(const validation::ModelParameters& before, const validation::ModelParameters& after) {
+  std::string moved;
+  auto check = [&](const char* name, double a, double b, double at_least) {
+    if (std::fabs(b - a) <= std::max(at_least, 0.02 * std::fabs(a))) return;
+    char text[96];
+    std::snprintf(text, sizeof text, "%s%s %.3f -> %.3f", moved.empty() ? "" : ", ", name, a, b);
+    moved += text;
+  };
+  check("gpu_link_efficiency", before.gpu_link_efficiency, after.gpu_link_efficiency, 0);
+  check("nic_efficiency", before.nic_efficiency, after.nic_efficiency, 0);
+  check("ll128_network_efficiency", before.ll128_network_efficiency, after.ll128_network_efficiency, 0);
+  check("nvls_efficiency", before.nvls_efficiency, after.nvls_efficiency, 0);
+  check("launch_us", before.launch_us, after.launch_us, 0.1);
+  check("net_latency_us", before.net_latency_us, after.net_latency_us, 0.1);
+  check("simple_launch_us", before.simple_launch_us, after.simple_launch_us, 0.1);
+  check("simple_step_us", before.simple_step_us, after.simple_step_us, 0.1);
+  check("host_issue_us", before.host_issue_us, after.host_issue_us, 0.1);
+  return moved;
+}
+
 struct Pass {
   std::vector<RunValidation> runs;
   double median_abs_error = 0;
@@ -169,6 +191,7 @@ void run_calibrate(const CalibrateOptions& o) {
   for (const std::string& path : o.logs) logs.push_back(validation::read_nccl_tests_log(path));
 
   ParallelContext parallel;
+  validation::ModelParameters before_last;
   const int rc = parallel.guarded([&] {
     auto simulate = [&] {
       Pass pass;
@@ -184,6 +207,7 @@ void run_calibrate(const CalibrateOptions& o) {
       return pass;
     };
     SecantLatency net_latency;
+    before_last = p;
     for (std::uint32_t it = 0; it <= o.iterations; ++it) {
       const Pass pass = simulate();
       if (parallel.is_root())
@@ -191,10 +215,11 @@ void run_calibrate(const CalibrateOptions& o) {
                     "nvls_efficiency %.3f launch_us %.2f (-1: NCCL's) net_latency_us %.2f simple_launch_us %.2f "
                     "simple_step_us %.2f host_issue_us %.2f (-1: %.2f) -> median |error| %.1f%%\n",
                     it, p.gpu_link_efficiency, p.nic_efficiency, p.ll128_network_efficiency, p.nvls_efficiency,
-                    p.launch_us, p.net_latency_us, p.simple_launch_us, p.simple_step_us, p.host_issue_us, validation::kHostIssueUsPerGpu,
-                    100 * pass.median_abs_error);
+                    p.launch_us, p.net_latency_us, p.simple_launch_us, p.simple_step_us, p.host_issue_us,
+                    validation::kHostIssueUsPerGpu, 100 * pass.median_abs_error);
       result.training_error = pass.median_abs_error;
       if (it == o.iterations) break;
+      before_last = p;
       // Bandwidth-bound time scales as 1/efficiency: multiply by the median time ratio.
       // Latency-bound time shifts with the launch latency: add the median time difference.
       std::vector<double> ratio[4], shift, net_shift, host_issue;
@@ -235,6 +260,8 @@ void run_calibrate(const CalibrateOptions& o) {
   });
   if (rc != 0) throw CLI::RuntimeError(rc);
   if (!parallel.is_root()) return;
+  if (const std::string moved = unsettled(before_last, p); !moved.empty())
+    std::printf("not settled: the last pass moved %s; more --iterations may move them further\n", moved.c_str());
   result.system = o.system;
   for (const std::string& log : o.logs)
     if (std::find(result.trained_on.begin(), result.trained_on.end(), log) == result.trained_on.end())

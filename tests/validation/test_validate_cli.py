@@ -524,6 +524,7 @@ class Calibrate(unittest.TestCase):
             self.assertEqual(len(latency), 5, r.stdout)
             self.assertGreater(latency[-1], 1.0, r.stdout)
             self.assertAlmostEqual(latency[-1], latency[-2], delta=0.05 * latency[-1], msg=r.stdout)
+            self.assertNotIn("not settled", r.stdout)
             v = json.loads(collsim("validate", log("06"), "--json", "--calibration", cal, "--max-bytes", "32KiB").stdout)
             self.assertLessEqual(v["median_abs_error_small"], 0.15)
 
@@ -544,6 +545,9 @@ class Calibrate(unittest.TestCase):
             self.assertEqual(fitted["gpu_link_efficiency"], 0.7)
             self.assertEqual(fitted["simple_launch_us"], 30.0)
             self.assertLess(fitted["nic_efficiency"], 1.0, r.stdout)
+            # One pass moved the NICs' efficiency from 1 by far more than 2%: calibrate says so.
+            self.assertIn("not settled: the last pass moved", r.stdout)
+            self.assertIn("nic_efficiency 1.000 ->", r.stdout)
             with open(out) as f:
                 trained_on = next(line for line in f if line.startswith("trained_on:"))
             self.assertIn("one-node.log", trained_on)
