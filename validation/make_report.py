@@ -22,9 +22,9 @@ ROOT = os.path.dirname(HERE)
 # are validation. Single-node logs fit the link efficiencies and launch latency, multi-node
 # ones the NIC efficiency and network latency.
 TRAINING = {
-    "dgx-h100": (["17"], []),
-    "h100-4gpu-ib": (["22", "25"], ["--sizes-per-run", "16"]),
-    "dgx-a100": (["12", "16"], ["--ranks", "256"]),
+    "dgx-h100": (["17"], ["--iterations", "8"]),
+    "h100-4gpu-ib": (["22", "25"], ["--sizes-per-run", "16", "--iterations", "8"]),
+    "dgx-a100": (["12", "16"], ["--ranks", "256", "--iterations", "8"]),
 }
 
 # log -> (preset, calibration preset or None, extra validate options, note)
@@ -306,6 +306,13 @@ def pct(v):
     return "–" if v is None else f"{100 * v:.1f}%"
 
 
+def last_pass(lines):
+    """Calibrate's last pass line, and what it says when the fit has not settled."""
+    passes = [line for line in lines if line.startswith("pass ")]
+    unsettled = [line for line in lines if line.startswith("not settled")]
+    return "`" + (passes[-1] if passes else "") + "`" + ("; " + unsettled[-1] if unsettled else "")
+
+
 def meets(j):
     ml, ms = j["median_abs_error_large"], j["median_abs_error_small"]
     return (ml is None or ml <= TARGET_LARGE) and (ms is None or ms <= TARGET_SMALL)
@@ -352,9 +359,8 @@ def self_fit(collsim, number, calibrations):
     if cal:
         cmd += ["--from", calibrations[cal][0]]
     text, wall = run(cmd)
-    passes = [line for line in text.splitlines() if line.startswith("pass ")]
     v, vwall = run([collsim, "validate", log_file(number), "--system", preset, "--json", "--calibration", out, *extra])
-    return json.loads(v), out, passes[-1] if passes else "", wall + vwall
+    return json.loads(v), out, last_pass(text.splitlines()), wall + vwall
 
 
 def main():
@@ -426,7 +432,7 @@ def write_report(results, calibrations, self_fits):
              "## Calibrations", ""]
     for preset, (path, text, wall) in calibrations.items():
         lines.append(f"- **{preset}** on logs {', '.join(TRAINING[preset][0])} ({wall:.1f} s): `{path}`; last pass: "
-                     f"`{text[-2] if len(text) >= 2 else ''}`")
+                     f"{last_pass(text)}")
     lines += ["", "## Summary", "",
               "| log | role | preset | calibration | runs | >= 1 MiB median / max | < 1 MiB median / max | targets | "
               "consistent with preset | log check | wall |",
@@ -461,7 +467,7 @@ def write_report(results, calibrations, self_fits):
                   "| log | preset | validated: >= 1 MiB / < 1 MiB | fitted on itself: >= 1 MiB / < 1 MiB | "
                   "sizes still off by > 20% | reading | wall |",
                   "|---|---|---|---|---|---|---|"]
-        for number, (j, path, last_pass, wall) in self_fits.items():
+        for number, (j, _, _, wall) in self_fits.items():
             v = results[number][0]
             sizes = [s for x in j["runs"] for s in x["sizes"]]
             if meets(j):
@@ -472,8 +478,8 @@ def write_report(results, calibrations, self_fits):
                          f"{pct(v['median_abs_error_small'])} | {pct(j['median_abs_error_large'])} / "
                          f"{pct(j['median_abs_error_small'])} | {far_sizes(sizes) or 'none'} | {reading} | {wall:.0f} s |")
         lines += ["", "The fits (`validation/calibration/self-fit/`), last pass:", ""]
-        for number, (_, path, last_pass, _) in self_fits.items():
-            lines.append(f"- {number}: `{last_pass}`")
+        for number, (_, _, fit_line, _) in self_fits.items():
+            lines.append(f"- {number}: {fit_line}")
         lines.append("")
     lines += [DISCUSSION, ""]
     for number, (j, wall, cmd) in results.items():
