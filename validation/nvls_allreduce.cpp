@@ -67,9 +67,11 @@ goal::Schedule make_nvls_allreduce(const NvlsAllreduce& a) {
   return b.finish();
 }
 
+double nccl_nvls_efficiency(coll::GpuArch arch) { return arch == coll::GpuArch::Blackwell ? 0.74 : 0.85; }
+
 double nvls_model_time_us(const SystemPreset& p, std::uint32_t ranks, std::uint32_t channels, std::uint64_t bytes,
                           std::uint32_t nodes, double inter_latency_us) {
-  const double eff = p.arch == coll::GpuArch::Blackwell ? 0.74 : 0.85;
+  const double eff = nccl_nvls_efficiency(p.arch);
   const double per_channel = p.gpu_link_gbytes / std::max<std::uint32_t>(1, p.channels);
   const double ch = std::max<std::uint32_t>(1, channels);
   const double bus = ch * per_channel * eff * (ch - 1) / ch * 2.0;

@@ -9,6 +9,7 @@
 #include "collsim/collectives/collective.hpp"
 #include "collsim/validation/comparison.hpp"
 #include "collsim/validation/host_issue.hpp"
+#include "collsim/validation/nvls_allreduce.hpp"
 #include "validation_options.hpp"
 #include "validation_runner.hpp"
 
@@ -186,7 +187,7 @@ void run_calibrate(const CalibrateOptions& o) {
     std::fputs(apply_calibration(start, o.from, request).c_str(), stderr);
     result.trained_on = start.trained_on;
   }
-  if (p.nvls_efficiency < 0) p.nvls_efficiency = system.arch == coll::GpuArch::Blackwell ? 0.74 : 0.85;
+  if (p.nvls_efficiency < 0) p.nvls_efficiency = validation::nccl_nvls_efficiency(system.arch);
   std::vector<validation::LogFile> logs;
   for (const std::string& path : o.logs) logs.push_back(validation::read_nccl_tests_log(path));
 

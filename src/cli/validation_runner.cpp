@@ -480,8 +480,7 @@ RunValidation validate_run(const validation::TestRun& log_run, std::size_t run_i
   scaling.nvls_engine = nvls_possible(setup) && !scaling.sharp_engines;
   scaling.net_latency_ns = request.parameters.net_latency_us * 1000;
   scaling.nvls = request.parameters.nvls_efficiency > 0 ? request.parameters.nvls_efficiency
-                 : setup.preset.arch == coll::GpuArch::Blackwell ? 0.74
-                                                                 : 0.85;
+                                                         : validation::nccl_nvls_efficiency(setup.preset.arch);
   // One network per hop latency and NIC rate that a size's protocol asks for (Lowered).
   std::map<std::pair<std::int64_t, double>, topo::Topology> topologies;
   const auto topology_for = [&](const Lowered& lowered) -> const topo::Topology& {
