@@ -101,7 +101,7 @@ void add_validate_command(CLI::App& app) {
   cmd->add_flag("--list-systems", o->list_systems, "List the system presets and exit");
   cmd->add_flag("--help-system", o->help_system, "Describe the system file, for hardware no preset has, and exit");
   cmd->add_option("--run", o->run, "Only this run of the file (0-based; default every run)");
-  cmd->add_option("--ranks", o->request.ranks, "Ranks, when the log does not tell");
+  cmd->add_option("--ranks", o->request.ranks, "Ranks, when the log does not tell")->check(CLI::Range(2u, 1u << 24));
   add_run_choice_options(*cmd, o->request);
   cmd->add_option("--column", o->request.column, "Which measurement: out-of-place, in-place, auto")->capture_default_str();
   cmd->add_option("--min-bytes", o->min_bytes, "Skip sizes below this");

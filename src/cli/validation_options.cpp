@@ -1,14 +1,24 @@
 #include "validation_options.hpp"
 
 namespace collsim::cli {
+namespace {
+
+// A budget of 0 would simulate nothing; CLI::PositiveNumber's message prints a double's range.
+std::string at_least_one(const std::string& value) {
+  return value.find_first_not_of("0") == std::string::npos ? "must be at least 1, not " + value : "";
+}
+
+}  // namespace
 
 void add_run_choice_options(CLI::App& cmd, ValidationRequest& r) {
-  cmd.add_option("--gpus-per-node", r.gpus_per_node, "GPUs per node (default: the device lines, else the preset)");
+  cmd.add_option("--gpus-per-node", r.gpus_per_node, "GPUs per node (default: the device lines, else the preset)")
+      ->check(CLI::Range(1u, 1024u));
   cmd.add_option("--gpus-per-thread", r.gpus_per_thread,
                  "GPUs one nccl-tests thread drives (its -g), when the log does not print it (default: the header's "
                  "nGpus, else 1)")
       ->check(CLI::Range(1u, 72u));
-  cmd.add_option("--channels", r.channels, "NCCL channels (default: the log's INFO lines, else the preset)");
+  cmd.add_option("--channels", r.channels, "NCCL channels (default: the log's INFO lines, else the preset)")
+      ->check(CLI::Range(1u, 64u).description("1 to 64 (NCCL's MAXCHANNELS)"));
   cmd.add_option("--algo", r.algorithm,
                  "Algorithm instead of NCCL's choice (e.g. ring for NCCL_ALGO=RING; nvls on one NVSwitch node; "
                  "collnet_chain for NCCL_ALGO=COLLNETCHAIN with SHARP)")
@@ -17,9 +27,11 @@ void add_run_choice_options(CLI::App& cmd, ValidationRequest& r) {
   cmd.add_option("--max-ops", r.max_ops,
                  "GOAL ops per simulated size; chunks grow to stay below (a ring that cannot runs as a smaller ring "
                  "of whole nodes with the same bytes per round, its time scaled by the rounds)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(at_least_one);
   cmd.add_option("--max-packets", r.max_packets, "Packets per simulated size; larger sizes are extrapolated")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(at_least_one);
 }
 
 void check_run_choice_options(const ValidationRequest& r) {

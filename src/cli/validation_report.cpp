@@ -64,8 +64,10 @@ void print_validation_human(const validation::LogFile& log, const RunValidation&
   std::printf("collective  %s (%s), %s column\n", std::string(coll::to_string(s.collective)).c_str(),
               s.collective_source.c_str(), s.in_place ? "in-place" : "out-of-place");
   std::printf("system      %s (%s)\n            %s\n", p.name.c_str(), s.preset_source.c_str(), p.description.c_str());
-  std::printf("ranks       %u (%s) on %u node(s) x %u GPU(s); %u channel(s) (%s)\n", s.ranks, s.ranks_source.c_str(),
-              s.nodes, s.gpus_per_node, s.channels, s.channels_source.c_str());
+  const std::uint32_t last_node = s.ranks - (s.nodes - 1) * s.gpus_per_node;
+  const std::string uneven = last_node == s.gpus_per_node ? "" : ", the last with " + std::to_string(last_node);
+  std::printf("ranks       %u (%s) on %u node(s) x %u GPU(s)%s; %u channel(s) (%s)\n", s.ranks, s.ranks_source.c_str(),
+              s.nodes, s.gpus_per_node, uneven.c_str(), s.channels, s.channels_source.c_str());
   std::printf("host        %u GPU(s) per nccl-tests thread (%s)\n", s.gpus_per_thread, s.gpus_per_thread_source.c_str());
   if (s.protocol != "auto") std::printf("protocol    %s (%s)\n", s.protocol.c_str(), s.protocol_source.c_str());
   if (v.findings.empty()) {

@@ -387,6 +387,9 @@ ValidationSetup resolve_setup(const validation::TestRun& run, const ValidationRe
                                       "columns do not tell)");
   s.collective = *facts.collective;
   s.collective_source = facts.collective_source;
+  if (request.ranks != 0 && facts.ranks != 0 && request.ranks != facts.ranks)
+    throw CLI::ValidationError("--ranks", "the log says " + std::to_string(facts.ranks) + " ranks (" +
+                                              facts.ranks_source + "), not " + std::to_string(request.ranks));
   s.ranks = request.ranks != 0 ? request.ranks : facts.ranks;
   s.ranks_source = request.ranks != 0 ? "--ranks" : facts.ranks_source;
   if (s.ranks == 0 && request.ranks_if_unknown != 0) {
@@ -408,6 +411,10 @@ ValidationSetup resolve_setup(const validation::TestRun& run, const ValidationRe
     s.preset = *p;
     s.preset_source = "inferred: " + why;
   }
+  if (request.gpus_per_node != 0 && facts.gpus_per_node != 0 && request.gpus_per_node != facts.gpus_per_node)
+    throw CLI::ValidationError("--gpus-per-node", "the log says " + std::to_string(facts.gpus_per_node) +
+                                                      " GPUs per node (" + facts.ranks_source + "), not " +
+                                                      std::to_string(request.gpus_per_node));
   s.gpus_per_node = request.gpus_per_node != 0 ? request.gpus_per_node
                     : facts.gpus_per_node != 0 ? facts.gpus_per_node
                                                : std::min(s.preset.gpus_per_node, s.ranks);

@@ -81,6 +81,26 @@ class Validate(unittest.TestCase):
             self.assertEqual(r.returncode, 1)
             self.assertIn(bad + ":3:1: expected a result row", r.stderr)
 
+
+    def test_options_that_contradict_the_log_or_mean_nothing_are_refused(self):
+        # Log 25: 8 ranks on 2 hosts of 4 GPUs (device lines).
+        for args, message in [
+            (["--ranks", "16"], "--ranks: the log says 8 ranks (device lines), not 16"),
+            (["--gpus-per-node", "3"], "--gpus-per-node: the log says 4 GPUs per node (device lines), not 3"),
+            (["--ranks", "1"], "--ranks: Value 1 not in range 2"),
+            (["--channels", "65"], "--channels: Value 65 not in range 1 to 64"),
+            (["--channels", "0"], "--channels: Value 0 not in range 1 to 64"),
+            (["--max-packets", "0"], "--max-packets: must be at least 1, not 0"),
+            (["--max-ops", "0"], "--max-ops: must be at least 1, not 0"),
+        ]:
+            r = collsim("validate", log("25"), *args)
+            self.assertNotEqual(r.returncode, 0, args)
+            self.assertIn(message, r.stderr + r.stdout, args)
+        # A log that does not say how its ranks sit on nodes takes --gpus-per-node, and the
+        # header says when the last node is not full (256 ranks in nodes of 3: 85 x 3 + 1).
+        r = collsim("validate", log("16"), "--system", "dgx-a100", "--ranks", "256", "--gpus-per-node", "3")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("256 (--ranks) on 86 node(s) x 3 GPU(s), the last with 1;", r.stdout)
     def test_nvls_on_one_h100_node(self):
         # NCCL's model at 32 MiB on 8 H100 (24 channels of 450/24 GB/s): NVLS 25 us + 32 MiB at
         # 733.1*8/14 = 418.9 GB/s = 105 us; ring Simple 8.4 + 14*3.4 us + 32 MiB at 450*8/14 GB/s
