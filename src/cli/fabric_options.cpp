@@ -74,7 +74,7 @@ net::FabricParams FabricCliOptions::params() const {
   try {
     net::validate(p);
   } catch (const std::invalid_argument& e) {
-    throw CLI::ValidationError("fabric parameters", e.what());
+    throw CLI::ValidationError(e.what());  // the message already says "fabric parameters: "
   }
   return p;
 }

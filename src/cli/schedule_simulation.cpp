@@ -140,6 +140,7 @@ std::optional<exec::FabricRun> simulate_stream(const SimulationCliOptions& o, go
   exec::FabricRun run = fabric_run_of(l.run, l.ops_total,
                                       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   exec::RunResult& r = run.result;
+  r.peak_live_ops = l.peak_live_ops;
   // The ops themselves are gone from memory by now: what the window kept of them.
   for (const exec::BlockedOp& b : l.run.blocked)
     r.blocked.push_back("rank " + std::to_string(b.rank) + " " +

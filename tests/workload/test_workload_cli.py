@@ -114,6 +114,9 @@ class Workload(unittest.TestCase):
         streamed = self.report(self.small, "--network", "loggops")
         whole = self.report(self.small, "--network", "loggops", "--whole-step")
         self.assertGreater(streamed["ops_total"], 0)
+        # What the window held at most, never all the step's ops nor none of them.
+        self.assertGreater(streamed["peak_live_ops"], 0)
+        self.assertLess(streamed["peak_live_ops"], streamed["ops_total"])
         for key in sorted(set(streamed) | set(whole)):
             if key not in VOLATILE:
                 self.assertEqual(streamed.get(key), whole.get(key), key)
