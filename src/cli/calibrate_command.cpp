@@ -10,6 +10,7 @@
 #include "collsim/validation/comparison.hpp"
 #include "collsim/validation/host_issue.hpp"
 #include "collsim/validation/nvls_allreduce.hpp"
+#include "observe_options.hpp"
 #include "validation_options.hpp"
 #include "validation_runner.hpp"
 
@@ -172,6 +173,7 @@ struct Pass {
 };
 
 void run_calibrate(const CalibrateOptions& o) {
+  check_output_path("--output", o.output);  // before minutes of fitting, not after
   const validation::SystemPreset system = system_of_option(o.system);
   check_run_choice_options(o.request);
   ValidationRequest request = o.request;

@@ -17,6 +17,7 @@
 #include "collsim/goal/schedule_file.hpp"
 #include "collsim/goal/text_format.hpp"
 #include "collective_options.hpp"
+#include "observe_options.hpp"
 
 namespace collsim::cli {
 namespace {
@@ -43,6 +44,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }
 
 void run_gen(const GenOptions& o) {
+  check_output_path("--output", o.output);
   if (o.list) {
     list_algorithms();
     return;

@@ -7,6 +7,7 @@
 #include "collsim/common/units.hpp"
 #include "collsim/validation/nccl_tests_log.hpp"
 #include "collsim/validation/system_file.hpp"
+#include "observe_options.hpp"
 #include "validation_options.hpp"
 #include "validation_report.hpp"
 #include "validation_runner.hpp"
@@ -50,6 +51,7 @@ void run_validate(ValidateOptions o) {
   if (o.request.column != "auto" && o.request.column != "in-place" && o.request.column != "out-of-place")
     throw CLI::ValidationError("--column", "auto, in-place or out-of-place");
   check_run_choice_options(o.request);
+  check_output_path("--plot", o.plot);
   std::string calibration_note;
   if (!o.calibration.empty())
     calibration_note = apply_calibration(validation::read_calibration(o.calibration), o.calibration, o.request);

@@ -25,6 +25,7 @@
 #include "collsim/workload/step_stream.hpp"
 #include "collsim/workload/workload_loader.hpp"
 #include "loggops_from_topology.hpp"
+#include "observe_options.hpp"
 #include "preset_paths.hpp"
 #include "schedule_simulation.hpp"
 
@@ -239,6 +240,7 @@ std::optional<bool> run_streamed(WorkloadOptions& o, const workload::WorkloadSpe
 }
 
 void run_workload_command(WorkloadOptions& o) {
+  check_output_path("--output", o.output);
   const std::string file = config::resolve_preset(o.workload, collsim_home() / "workload" / "presets", "workload").string();
   const workload::WorkloadSpec w = workload::load_workload(file);
   if (!o.network_option->count()) o.sim.network = w.cluster.network;

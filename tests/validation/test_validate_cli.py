@@ -96,6 +96,13 @@ class Validate(unittest.TestCase):
             r = collsim("validate", log("25"), *args)
             self.assertNotEqual(r.returncode, 0, args)
             self.assertIn(message, r.stderr + r.stdout, args)
+        # An output that cannot be written is refused before any simulation, not after.
+        r = collsim("validate", log("25"), "--plot", "/nonexistent-folder/25.png")
+        self.assertIn("--plot: cannot write /nonexistent-folder/25.png: the folder /nonexistent-folder does not exist",
+                      r.stderr + r.stdout)
+        r = collsim("calibrate", log("25"), "--system", "h100-4gpu-ib", "-o", "/nonexistent-folder/cal.yaml")
+        self.assertIn("--output: cannot write /nonexistent-folder/cal.yaml", r.stderr + r.stdout)
+        self.assertNotIn("pass 0", r.stdout + r.stderr)
         # A log that does not say how its ranks sit on nodes takes --gpus-per-node, and the
         # header says when the last node is not full (256 ranks in nodes of 3: 85 x 3 + 1).
         r = collsim("validate", log("16"), "--system", "dgx-a100", "--ranks", "256", "--gpus-per-node", "3")
