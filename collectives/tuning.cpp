@@ -112,11 +112,6 @@ constexpr double kTreeCorrection[3][23] = {
     {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},
     {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9}};
 
-double tree_correction(Protocol proto, std::uint64_t bytes) {
-  const auto log_size = std::bit_width((bytes >> 6) | 1) - 1;  // below 128 B: index 0, as NCCL's log2i
-  return log_size < 23 ? kTreeCorrection[proto_index(proto)][log_size] : 1.0;
-}
-
 TuningCandidate tree_candidate(const Plan& plan, Protocol proto) {
   const SystemModel& sys = plan.system;
   const std::uint32_t ppn = plan.node_size(), nodes = plan.nodes();
@@ -133,6 +128,11 @@ TuningCandidate tree_candidate(const Plan& plan, Protocol proto) {
 }
 
 }  // namespace
+
+double tree_correction(Protocol proto, std::uint64_t bytes) {
+  const auto log_size = std::bit_width((bytes >> 6) | 1) - 1;  // below 128 B: index 0, as NCCL's log2i
+  return log_size < 23 ? kTreeCorrection[proto_index(proto)][log_size] : 1.0;
+}
 
 std::uint64_t ring_steps(Collective c, std::uint32_t n) {
   if (c == Collective::Allreduce) return 2 * (std::uint64_t{n} - 1);

@@ -345,6 +345,13 @@ TEST(Tuning, TreeBandwidthIsDeratedAtMediumSizesAsNcclsTableSays) {
   EXPECT_NEAR(candidate_bw(spec, "double_binary_tree", Protocol::Simple), 73.6, 1e-9);
   // The ring is not derated.
   EXPECT_NEAR(candidate_bw(spec, "ring", Protocol::Simple), 51.2, 1e-9);
+  // The table itself, as validate also applies it to a simulated tree's links.
+  EXPECT_EQ(tree_correction(Protocol::Simple, std::uint64_t{4} << 20), 0.7);
+  EXPECT_EQ(tree_correction(Protocol::LL128, std::uint64_t{1} << 20), 0.6);
+  EXPECT_EQ(tree_correction(Protocol::LL, 16 * 1024), 0.7);    // index 8
+  EXPECT_EQ(tree_correction(Protocol::LL, 256 * 1024), 0.4);   // index 12, the deepest
+  EXPECT_EQ(tree_correction(Protocol::LL, 0), 1.0);
+  EXPECT_EQ(tree_correction(Protocol::Simple, std::uint64_t{1} << 30), 1.0);
 }
 
 TEST(Tuning, LowLatencyProtocolIsCappedHarderAcrossNodes) {

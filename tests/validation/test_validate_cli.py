@@ -108,6 +108,18 @@ class Validate(unittest.TestCase):
         r = collsim("validate", log("16"), "--system", "dgx-a100", "--ranks", "256", "--gpus-per-node", "3")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("256 (--ranks) on 86 node(s) x 3 GPU(s), the last with 1;", r.stdout)
+    def test_a_tree_at_medium_sizes_gets_nccls_share_of_its_links(self):
+        # NCCL's tuning derates a tree by log2(bytes / 64): LL128 at 1 MiB (index 14) 0.6, at 128
+        # MiB (index 21) none; validate slows the simulated tree's links alike. Log 25's 1 MiB
+        # runs an LL128 tree, 512 KiB an LL ring (never derated), 128 MiB an LL128 tree.
+        r = collsim("validate", log("25"), "--system", "h100-4gpu-ib", "--min-bytes", "512KiB", "--max-bytes", "128MiB",
+                    "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        described = {s["bytes"]: s["algorithm"] for s in json.loads(r.stdout)["runs"][0]["sizes"]}
+        self.assertEqual(described[1 << 20], "double_binary_tree LL128 x8 at 0.6 of the links (NCCL's tree correction)")
+        self.assertEqual(described[512 << 10], "ring LL x8")
+        self.assertEqual(described[128 << 20], "double_binary_tree LL128 x8")
+
     def test_nvls_on_one_h100_node(self):
         # NCCL's model at 32 MiB on 8 H100 (24 channels of 450/24 GB/s): NVLS 25 us + 32 MiB at
         # 733.1*8/14 = 418.9 GB/s = 105 us; ring Simple 8.4 + 14*3.4 us + 32 MiB at 450*8/14 GB/s
@@ -295,11 +307,12 @@ class Validate(unittest.TestCase):
     def test_streaming_hops_pay_a_steps_latency_once_per_hop(self):
         # Log 17's 8 H100 (24 channels), an LL128 tree at 32 MiB. Each tree of a pair is the
         # node's chain (7 hops up, 7 down); per GPU 2 trees x 2 directions x 7/8 x S/2 = 1.75 S
-        # leaves over its 450 x 64/65 GB/s link as LL128 lines (128/120): 141.4 us. Streaming,
-        # the time is that, LL128's 14 us launch, one 1.9 us step per hop (14: 26.6 us) and the
-        # chain's fill in 8 KiB pieces (1.4 MB per channel / (16 x 14) rounded up to 4 KiB),
-        # 14 x 8 KiB x 128/120 at half a channel's share of the link (443 / 24 / 2 GB/s): 12.6
-        # us; 195 us. Stored and forwarded in NCCL's 72000 B chunks it is slower.
+        # leaves over its 450 x 64/65 GB/s link as LL128 lines (128/120), of which a tree of 32
+        # MiB gets 0.9 (NCCL's tree correction, index log2(32 MiB / 64) = 19): 157.1 us.
+        # Streaming, the time is that, LL128's 14 us launch, one 1.9 us step per hop (14: 26.6
+        # us) and the chain's fill in 8 KiB pieces (1.4 MB per channel / (16 x 14) rounded up to
+        # 4 KiB), 14 x 8 KiB x 128/120 at half a channel's share of the link (0.9 x 443 / 24 / 2
+        # GB/s): 14.7 us; 212 us. Stored and forwarded in NCCL's 72000 B chunks it is slower.
         args = ("validate", log("17"), "--run", "0", "--algo", "double_binary_tree", "--proto", "LL128",
                 "--min-bytes", "32MiB", "--max-bytes", "32MiB", "--json")
         times = {}
@@ -307,9 +320,10 @@ class Validate(unittest.TestCase):
             r = collsim(*args, *(["--streaming-hops"] if mode == "stream" else []))
             self.assertEqual(r.returncode, 0, r.stderr)
             size = json.loads(r.stdout)["sizes"][0]
-            self.assertEqual(size["algorithm"], "double_binary_tree LL128 x24" + (" streaming" if mode == "stream" else ""))
+            self.assertEqual(size["algorithm"], "double_binary_tree LL128 x24" + (" streaming" if mode == "stream" else "") +
+                             " at 0.9 of the links (NCCL's tree correction)")
             times[mode] = size["simulated_us"]
-        link = 450e3 * 64 / 65  # bytes per us
+        link = 450e3 * 64 / 65 * 0.9  # bytes per us
         wire = 1.75 * (32 << 20) * 128 / 120 / link
         expected = wire + 14 + 14 * 1.9 + 14 * 8192 * 128 / 120 / (link / 24 / 2)
         self.assertAlmostEqual(times["stream"], expected, delta=0.05 * expected)

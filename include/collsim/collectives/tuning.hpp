@@ -23,6 +23,10 @@ struct TuningCandidate {
 // Rounds of NCCL's ring: 2(n - 1) for allreduce, n - 1 for allgather and reduce-scatter, n
 // for the others.
 std::uint64_t ring_steps(Collective c, std::uint32_t n);
+// NCCL's measured share of its tree model's bandwidth that a tree of `bytes` reaches with
+// `protocol` ("trees are not perfectly sticking to the model for medium sizes"): 0.4-1 from
+// 64 B to 256 MiB, 1 above.
+double tree_correction(Protocol protocol, std::uint64_t bytes);
 // Every candidate NCCL considers for the plan's collective, size and system, cheapest first.
 std::vector<TuningCandidate> tuning_candidates(const Plan& plan);
 // The protocol of the cheapest candidate that runs `algorithm` (a registered name), as NCCL
