@@ -178,6 +178,7 @@ void Host::send_data(Sender& f) {
   p.entropy = fp.routing == RoutingMode::Spray ? static_cast<std::uint32_t>(mix(f.entropy, seq)) : f.entropy;
   if (fp.ecn) p.flags |= packet_flag::kEcnCapable;
   if (seq + 1 == f.packets) p.flags |= packet_flag::kLast;
+  if (fp.ack_every > 1 && in_flight_bytes(f) >= f.cc->window_bytes()) p.flags |= packet_flag::kAckRequest;
   p.sent = now();
   if (seq < f.highest_sent) {
     ++f.retransmits;
@@ -232,7 +233,7 @@ void Host::on_packet(const Packet& p) {
 
 bool Host::take_early(const Packet& p) {
   if (!single_path_ || p.kind != PacketKind::Data) return false;
-  if (p.flags & (packet_flag::kLast | packet_flag::kEcnMarked)) return false;
+  if (p.flags & (packet_flag::kLast | packet_flag::kEcnMarked | packet_flag::kAckRequest)) return false;
   if (receiver_key(p.src, p.flow) != last_receiver_key_) return false;
   const Receiver& r = *last_receiver_;
   // What receive_data does at the packet's own time with `now()` or toward others (the first
@@ -280,9 +281,11 @@ void Host::receive_data(const Packet& p) {
     while ((r.got.size() > r.expected / 64) && (r.got[r.expected / 64] >> (r.expected % 64) & 1)) ++r.expected;
   }
   const bool complete = r.total != 0 && r.count == r.total;
-  // Acknowledge every ack_every-th packet, the last, and anything unusual. A coalesced ACK
-  // echoes a mark on any packet it covers, as the sender would have seen per-packet ACKs.
-  if (++r.since_ack >= fp.ack_every || complete || duplicate || !in_order) {
+  // Acknowledge every ack_every-th packet, the last, one that fills its sender's window, and
+  // anything unusual. A coalesced ACK echoes a mark on any packet it covers, as the sender
+  // would have seen per-packet ACKs.
+  const bool requested = (p.flags & packet_flag::kAckRequest) != 0;
+  if (++r.since_ack >= fp.ack_every || complete || duplicate || !in_order || requested) {
     r.since_ack = 0;
     send_ack(p, r.expected, r.marked_since_ack);
     r.marked_since_ack = false;

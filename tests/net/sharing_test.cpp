@@ -1,5 +1,6 @@
 // Flows that share links: a bottleneck split evenly, incast with PFC (lossless) and with tail
-// drop and retransmission (lossy), ECMP and spraying over a leaf-spine, DCQCN convergence.
+// drop and retransmission (lossy), ECMP and spraying over a leaf-spine, DCQCN convergence,
+// a Swift incast.
 
 #include <gtest/gtest.h>
 
@@ -153,6 +154,37 @@ TEST(Sharing, DcqcnConvergesToFairShares) {
   FabricParams none;
   const auto uncontrolled = testing::run(t, none, {{1, 0, bytes, {}}, {2, 0, bytes, t0}});
   EXPECT_LT(run.totals.max_switch_buffer_bytes, uncontrolled.totals.max_switch_buffer_bytes);
+}
+
+TEST(Sharing, SwiftIncastCompletesAtLineRateAndBacksOffBeforePfc) {
+  // Swift's window is a few packets (its target delay's worth), fewer than the 16 a receiver
+  // waits for before it acknowledges: the packet that fills a window asks for its ACK, or no
+  // flow would ever complete. The receiver's link is then busy all along, as in the lossless
+  // incast above, and once the delay is seen the senders back off before PFC has to.
+  const std::uint32_t n = 8;
+  const std::uint64_t bytes = 4'000'000;
+  const topo::Topology t = testing::star(n + 1, gbps(100), ns(1000));
+  FabricParams p;
+  p.cc = CongestionControlKind::Swift;
+  ASSERT_GT(p.ack_every, 1u);
+  const auto run = testing::run(t, p, make_flow_pattern(FlowPattern::Incast, n + 1, bytes, 1, n));
+  ASSERT_EQ(run.flows.size(), n);
+  EXPECT_EQ(run.totals.bytes_delivered, n * bytes);
+  const double expected = static_cast<double>(n * wire(bytes) * kPsPerByte + 2'000'000);
+  pdes::SimTime makespan;
+  for (const auto& f : run.flows) {
+    EXPECT_FALSE(f.delivered.is_infinite());
+    makespan = std::max(makespan, f.delivered);
+  }
+  EXPECT_NEAR(static_cast<double>(makespan.picoseconds()), expected, 0.03 * expected);
+  FabricParams none;
+  const auto uncontrolled = testing::run(t, none, make_flow_pattern(FlowPattern::Incast, n + 1, bytes, 1, n));
+  EXPECT_LT(run.totals.pfc_pauses * 2, uncontrolled.totals.pfc_pauses) << run.totals.pfc_pauses;
+  // A fixed window below one packet: one packet per round trip, each acknowledged at once.
+  FabricParams tiny;
+  tiny.window_bytes = 1;
+  const auto one_by_one = testing::run(t, tiny, {{1, 0, 10 * 4096, {}}});
+  EXPECT_EQ(one_by_one.totals.bytes_delivered, 10u * 4096);
 }
 
 }  // namespace

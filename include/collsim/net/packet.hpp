@@ -25,6 +25,9 @@ inline constexpr std::uint8_t kEcnCapable = 1;  // the sender's transport reacts
 inline constexpr std::uint8_t kEcnMarked = 2;   // congestion experienced (CE)
 inline constexpr std::uint8_t kEcnEcho = 4;     // on an ACK: the data packet it acknowledges was marked
 inline constexpr std::uint8_t kLast = 8;        // last packet of its flow
+// The sender's window is full with this packet: acknowledge it at once (InfiniBand's AckReq),
+// or a receiver that coalesces ACKs would wait for packets the sender cannot send.
+inline constexpr std::uint8_t kAckRequest = 16;
 }  // namespace packet_flag
 
 struct Packet {
