@@ -105,7 +105,7 @@ void add_phold(CLI::App& bench) {
   auto o = std::make_shared<Options>();
   CLI::App* cmd = bench.add_subcommand(
       "phold", "PHOLD: LPs pass events to random LPs; measures events/s and synchronisation under mpirun");
-  cmd->add_option("--lps", o->config.lps, "Number of LPs")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--lps", o->config.lps, "Number of LPs")->capture_default_str()->check(whole_number(UINT32_MAX, 1));
   cmd->add_option("--events-per-lp", o->config.events_per_lp, "Events each LP keeps in flight")->capture_default_str();
   cmd->add_option("--remote", o->config.remote, "Probability an event goes to a random LP rather than back to its sender")
       ->capture_default_str()
@@ -117,6 +117,8 @@ void add_phold(CLI::App& bench) {
     auto& c = o->config;
     c.lookahead = parse_duration_option("--lookahead", o->lookahead);
     c.mean_delay = parse_duration_option("--mean-delay", o->mean_delay);
+    if (c.lookahead + c.mean_delay <= pdes::SimTime::zero())
+      throw CLI::ValidationError("--lookahead", "and --mean-delay are both 0: simulated time would never advance");
     c.end = parse_duration_option("--end", o->kernel.end);
     c.seed = o->kernel.seed;
     c.partition = o->kernel.partition_method();
@@ -149,8 +151,8 @@ void add_torus(CLI::App& bench) {
   auto o = std::make_shared<Options>();
   CLI::App* cmd = bench.add_subcommand(
       "torus", "Token-routing torus: routers with FIFO service and attached hosts; a second model for the kernel");
-  cmd->add_option("--width", o->config.width, "Routers per row")->capture_default_str()->check(CLI::PositiveNumber);
-  cmd->add_option("--height", o->config.height, "Rows")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--width", o->config.width, "Routers per row")->capture_default_str()->check(whole_number(UINT32_MAX, 1));
+  cmd->add_option("--height", o->config.height, "Rows")->capture_default_str()->check(whole_number(UINT32_MAX, 1));
   cmd->add_option("--x-latency", o->x_latency, "Latency of links along X")->capture_default_str();
   cmd->add_option("--y-latency", o->y_latency, "Latency of links along Y")->capture_default_str();
   cmd->add_option("--service", o->service, "A router's time per token")->capture_default_str();

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
 #include <string>
 #include <utility>
 
@@ -19,6 +20,26 @@ inline pdes::SimTime parse_duration_option(const std::string& option, const std:
   if (!t) throw CLI::ValidationError(option, error);
   if (*t < pdes::SimTime::zero()) throw CLI::ValidationError(option, "must not be negative");
   return *t;
+}
+
+// A CLI11 check for an unsigned option: CLI11 reads "-1" into an unsigned as its wrap-around
+// (18446744073709551615 for a seed) and clamps a number too large for the type; both are
+// refused instead. `max` is the type's largest value; `min`, the least that means something.
+inline CLI::Validator whole_number(std::uint64_t max, std::uint64_t min = 0) {
+  return CLI::Validator(
+      [max, min](const std::string& text) -> std::string {
+        if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
+          return "expected a whole number, not '" + text + "'";
+        std::uint64_t value = 0;
+        for (char c : text) {
+          const auto digit = static_cast<std::uint64_t>(c - '0');
+          if (value > (max - digit) / 10) return text + " is larger than " + std::to_string(max);
+          value = value * 10 + digit;
+        }
+        if (value < min) return "must be at least " + std::to_string(min) + ", not " + text;
+        return "";
+      },
+      "WHOLE");
 }
 
 // "name=value" of a --set style option, split at the first '='.

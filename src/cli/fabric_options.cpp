@@ -20,7 +20,9 @@ void FabricCliOptions::add_to(CLI::App& cmd) {
       ->capture_default_str();
   cmd.add_option("--queue", queue, "Event queue: heap or calendar")->capture_default_str();
   cmd.add_option("--end", end, "Stop at this simulated time (default: when everything is done)");
-  cmd.add_option("--seed", seed, "Seed of the fabric's random streams")->capture_default_str();
+  cmd.add_option("--seed", seed, "Seed of the fabric's random streams")
+      ->capture_default_str()
+      ->check(whole_number(UINT64_MAX));
   cmd.add_flag_callback(
       "--help-params",
       [] {

@@ -12,6 +12,7 @@
 #include "collsim/net/flow_driver.hpp"
 #include "collsim/topo/loader.hpp"
 #include "collsim/out/run_results.hpp"
+#include "duration_option.hpp"
 #include "fabric_options.hpp"
 #include "observe_options.hpp"
 #include "parallel_context.hpp"
@@ -28,6 +29,7 @@ struct FlowsOptions {
   std::string pattern;
   std::string bytes = "2MiB";
   std::uint32_t fan_in = 16;
+  CLI::Option* fan_in_option = nullptr;
   std::string fct_file;
   bool json = false;
   FabricCliOptions fabric;
@@ -172,8 +174,14 @@ void run_flows_command(const FlowsOptions& o) {
   ParallelContext parallel;
   const int rc = parallel.guarded([&] {
     const topo::Topology t = topo::load_topology(o.topology);
+    // The default fits small topologies; a --fan-in they cannot hold is refused, not cut.
+    const bool fan_in_given = o.fan_in_option && o.fan_in_option->count() > 0;
+    if (pattern == net::FlowPattern::Incast && fan_in_given && (o.fan_in < 1 || o.fan_in > t.num_hosts() - 1))
+      throw CLI::ValidationError("--fan-in", std::to_string(o.fan_in) + " senders, but " + o.topology + " has " +
+                                                 std::to_string(t.num_hosts() - 1) + " hosts besides the receiver");
     const std::vector<net::FlowSpec> flows =
-        pattern ? net::make_flow_pattern(*pattern, t.num_hosts(), *bytes, params.seed, std::min(o.fan_in, t.num_hosts() - 1))
+        pattern ? net::make_flow_pattern(*pattern, t.num_hosts(), *bytes, params.seed,
+                                         fan_in_given ? o.fan_in : std::min(o.fan_in, t.num_hosts() - 1))
                 : net::read_flow_csv(o.flows_file, t.num_hosts());
     RunWatch watch(o.observe, parallel.is_root(), parallel.transport().size(), &t, "flows", flows.size());
     net::FabricOptions watched = options;
@@ -195,7 +203,9 @@ void add_flows_command(CLI::App& app) {
   cmd->add_option("--flows", o->flows_file, "CSV of flows: src,dst,bytes,start")->check(CLI::ExistingFile);
   cmd->add_option("--pattern", o->pattern, "Traffic pattern: permutation, incast, alltoall, random");
   cmd->add_option("--bytes", o->bytes, "Bytes per flow of a pattern, e.g. 2MiB")->capture_default_str();
-  cmd->add_option("--fan-in", o->fan_in, "Senders of an incast pattern")->capture_default_str();
+  o->fan_in_option = cmd->add_option("--fan-in", o->fan_in, "Senders of an incast pattern (default: 16, or every other host)")
+                         ->capture_default_str()
+                         ->check(whole_number(UINT32_MAX));
   cmd->add_option("--fct", o->fct_file, "Write every flow's FCT to this CSV file");
   cmd->add_flag("--json", o->json, "Print one JSON object");
   o->fabric.add_to(*cmd);

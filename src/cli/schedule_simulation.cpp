@@ -331,7 +331,9 @@ void SimulationCliOptions::add_to(CLI::App& cmd) {
   cmd.add_option("--topology", topology, "Topology file (topologies/*.yaml); packet mode")->check(CLI::ExistingFile);
   cmd.add_option("--placement", placement, "Ranks on hosts: linear, round-robin, packed, random")->capture_default_str();
   cmd.add_option("--placement-file", placement_file, "One line per rank: 'host' or 'rank host'")->check(CLI::ExistingFile);
-  cmd.add_option("--placement-seed", placement_seed, "Seed of the random placement")->capture_default_str();
+  cmd.add_option("--placement-seed", placement_seed, "Seed of the random placement")
+      ->capture_default_str()
+      ->check(whole_number(UINT64_MAX));
   cmd.add_option("--network", network, "Network model: packet, or loggops (LogGOPSim's message-level model)")
       ->capture_default_str();
   cmd.add_option("--scale-up", scale_up,

@@ -1,14 +1,8 @@
 #include "validation_options.hpp"
 
+#include "duration_option.hpp"
+
 namespace collsim::cli {
-namespace {
-
-// A budget of 0 would simulate nothing; CLI::PositiveNumber's message prints a double's range.
-std::string at_least_one(const std::string& value) {
-  return value.find_first_not_of("0") == std::string::npos ? "must be at least 1, not " + value : "";
-}
-
-}  // namespace
 
 void add_run_choice_options(CLI::App& cmd, ValidationRequest& r) {
   cmd.add_option("--gpus-per-node", r.gpus_per_node, "GPUs per node (default: the device lines, else the preset)")
@@ -28,10 +22,10 @@ void add_run_choice_options(CLI::App& cmd, ValidationRequest& r) {
                  "GOAL ops per simulated size; chunks grow to stay below (a ring that cannot runs as a smaller ring "
                  "of whole nodes with the same bytes per round, its time scaled by the rounds)")
       ->capture_default_str()
-      ->check(at_least_one);
+      ->check(whole_number(UINT64_MAX, 1));
   cmd.add_option("--max-packets", r.max_packets, "Packets per simulated size; larger sizes are extrapolated")
       ->capture_default_str()
-      ->check(at_least_one);
+      ->check(whole_number(UINT64_MAX, 1));
 }
 
 void check_run_choice_options(const ValidationRequest& r) {

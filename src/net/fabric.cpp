@@ -40,6 +40,19 @@ Fabric::Fabric(const topo::Topology& topology, const FabricParams& params, pdes:
                const FabricOptions& options, const HostAppFactory& make_app)
     : topology_(topology), params_(params), transport_(transport) {
   validate(params_);
+  // A switch whose buffer (or a port's share of it) cannot hold one full packet drops every
+  // one: lossless runs end with drops PFC cannot prevent, lossy ones resend for ever.
+  const std::uint64_t packet = std::uint64_t{params_.mtu_bytes} + params_.header_bytes;
+  for (topo::NodeId id = 0; id < topology.nodes().size(); ++id) {
+    const topo::Node& node = topology.node(id);
+    if (node.kind == topo::NodeKind::Host || topology.ports(id).empty()) continue;
+    const std::uint64_t room = node.params.shared_buffer ? node.params.buffer_bytes
+                                                         : node.params.buffer_bytes / topology.ports(id).size();
+    if (room < packet)
+      throw std::invalid_argument("switch '" + node.name + "': a buffer of " + std::to_string(node.params.buffer_bytes) +
+                                  " bytes" + (node.params.shared_buffer ? "" : " over " + std::to_string(topology.ports(id).size()) + " ports") +
+                                  " cannot hold one packet of " + std::to_string(packet) + " bytes (mtu_bytes + header_bytes)");
+  }
   if (!options.busy_hosts.empty() && options.busy_hosts.size() != topology.num_hosts())
     throw std::invalid_argument("busy_hosts names " + std::to_string(options.busy_hosts.size()) + " hosts, the topology has " +
                                 std::to_string(topology.num_hosts()));

@@ -5,6 +5,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import unittest
 
 COLLSIM = os.environ["COLLSIM"]
@@ -80,6 +81,29 @@ class Errors(unittest.TestCase):
         r = flows(2, "--topology", f"{DATA}/chain3.yaml", "--flows", path, expect_ok=False)
         self.assertNotEqual(r.returncode, 0)
         self.assertIn(f"{path}:4:1: host 2 does not exist", r.stderr)
+
+    def test_values_that_would_hang_or_be_altered_are_refused(self):
+        # Each of these used to run for ever (a timer of 0, a timeout no ACK can beat, a
+        # switch that drops every packet) or to run with another value than the one given.
+        star = ("--topology", f"{DATA}/star9.yaml", "--pattern", "incast", "--bytes", "64KiB")
+        for args, message in [
+            (("--lossy", "--set", "rto=1ns"), "lossy mode needs an rto of at least 1us"),
+            (("--cc", "dcqcn", "--set", "dcqcn_alpha_interval=0"), "dcqcn_alpha_interval must be positive"),
+            (("--cc", "swift", "--set", "swift_beta=0"), "swift_beta must be within (0, 1]"),
+            (("--fan-in", "9"), "--fan-in: 9 senders, but"),
+            (("--seed", "-1"), "--seed: expected a whole number, not '-1'"),
+        ]:
+            r = flows(0, *star, *args, expect_ok=False)
+            self.assertNotEqual(r.returncode, 0, args)
+            self.assertIn(message, r.stderr, args)
+        with tempfile.TemporaryDirectory() as d:
+            tiny = os.path.join(d, "tiny_buffer.yaml")
+            with open(tiny, "w") as f:
+                f.write("kind: leaf_spine\nleaves: 1\nspines: 0\nhosts_per_leaf: 9\n"
+                        "link: {bandwidth: 100Gbps, latency: 1us}\nswitch: {buffer: 4KiB}\n")
+            r = flows(0, "--topology", tiny, "--pattern", "incast", "--bytes", "64KiB", "--lossy", expect_ok=False)
+            self.assertNotEqual(r.returncode, 0)
+            self.assertIn("cannot hold one packet of 4160 bytes (mtu_bytes + header_bytes)", r.stderr)
 
 
 if __name__ == "__main__":
