@@ -4,6 +4,7 @@
 
 #include "collsim/collectives/collective.hpp"
 #include "collsim/common/units.hpp"
+#include "duration_option.hpp"
 
 namespace collsim::cli {
 namespace {
@@ -74,16 +75,24 @@ void CollectiveCliOptions::add_to(CLI::App& cmd, const std::string& collective_o
   cmd.add_option("--nics", nics, "NICs per rank; channel c uses nic c % nics")->capture_default_str();
   cmd.add_option("--tag", tag, "First tag; the collective uses [tag, tag + channels)")->capture_default_str();
   cmd.add_option("--reduce-bw", reduce_bw, "Reduction bandwidth; a reduction of b bytes costs b / bw")->capture_default_str();
-  cmd.add_option("--launch-ns", launch_ns, "Start-up latency per channel (default: the protocol's)");
-  cmd.add_option("--step-ns", step_ns, "Latency before each send (default: the protocol's)");
-  cmd.add_option("--network-step-ns", network_step_ns, "Latency before each send to another node (default: --step-ns)");
+  // -1 is "not given"; beyond 10^12 ns (17 min) a latency is a typo, and ns times 1000 would
+  // soon pass the end of simulated time (2^63 ps).
+  const auto latency_ns = CLI::Range(std::int64_t{-1}, std::int64_t{1'000'000'000'000});
+  cmd.add_option("--launch-ns", launch_ns, "Start-up latency per channel (default, -1: the protocol's)")->check(latency_ns);
+  cmd.add_option("--step-ns", step_ns, "Latency before each send (default, -1: the protocol's)")->check(latency_ns);
+  cmd.add_option("--network-step-ns", network_step_ns, "Latency before each send to another node (default, -1: --step-ns)")
+      ->check(latency_ns);
   cmd.add_option("--steps-per-network-message", steps_per_network_message,
                  "double_binary_tree: pipeline steps each message between nodes carries (NCCL's network step when "
                  "--chunk cuts finer, as LL/LL128 stream over NVLink)")
       ->capture_default_str();
   cmd.add_option("--arch", arch, "GPU generation for auto: volta, ampere, hopper, blackwell")->capture_default_str();
-  cmd.add_option("--intra-bw", intra_gbps, "GB/s per channel inside a node, for auto")->capture_default_str();
-  cmd.add_option("--inter-bw", inter_gbps, "GB/s per channel across nodes, for auto")->capture_default_str();
+  cmd.add_option("--intra-bw", intra_gbps, "GB/s per channel inside a node, for auto")
+      ->capture_default_str()
+      ->check(positive_real());
+  cmd.add_option("--inter-bw", inter_gbps, "GB/s per channel across nodes, for auto")
+      ->capture_default_str()
+      ->check(positive_real());
 }
 
 coll::Plan CollectiveCliOptions::plan() const {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -40,6 +41,23 @@ inline CLI::Validator whole_number(std::uint64_t max, std::uint64_t min = 0) {
         return "";
       },
       "WHOLE");
+}
+
+// A CLI11 check for a positive, finite real option: CLI::Range lets "nan" through (no
+// comparison with it is true) and takes "inf" as a number.
+inline CLI::Validator positive_real() {
+  return CLI::Validator(
+      [](const std::string& text) -> std::string {
+        double value = 0;
+        try {
+          value = std::stod(text);
+        } catch (const std::exception&) {
+          return "expected a number, not '" + text + "'";
+        }
+        if (!std::isfinite(value) || value <= 0) return "must be a positive number, not " + text;
+        return "";
+      },
+      "POSITIVE");
 }
 
 // "name=value" of a --set style option, split at the first '='.

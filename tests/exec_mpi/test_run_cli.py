@@ -65,6 +65,22 @@ class Gen(unittest.TestCase):
         self.assertIn("no algorithm 'tree' for allgather (there are: ring, recursive_doubling, bruck", r.stderr)
 
 
+    def test_latencies_and_rates_that_mean_nothing_are_refused(self):
+        # -1 is "the protocol's"; other negatives fell back to it silently, 2^62 ns wrapped
+        # around in picoseconds (a shorter run), and nan/inf fed the tuning model.
+        base = ("gen", "allreduce", "--ranks", "16", "--ranks-per-node", "8", "--bytes", "64MiB")
+        for args, message in [
+            (("--launch-ns", "-5"), "--launch-ns: Value -5 not in range -1 to 1000000000000"),
+            (("--step-ns", "4611686018427387904"), "--step-ns: Value 4611686018427387904 not in range"),
+            (("--intra-bw", "nan"), "--intra-bw: must be a positive number, not nan"),
+            (("--inter-bw", "inf"), "--inter-bw: must be a positive number, not inf"),
+        ]:
+            r = collsim(*base, *args)
+            self.assertNotEqual(r.returncode, 0, args)
+            self.assertIn(message, r.stderr, args)
+        self.assertEqual(collsim(*base, "--launch-ns", "-1", "--intra-bw", "20").returncode, 0)
+
+
 class Run(unittest.TestCase):
     def result(self, ranks, *args):
         r = collsim("run", "--json", *args, ranks=ranks)
