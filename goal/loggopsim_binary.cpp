@@ -84,6 +84,9 @@ void read_rank(const detail::ByteReader& in, RankId rank, Section sec, std::uint
       in.fail(at + kType, node + "unknown op type " + std::to_string(type) + " (expected 1 send, 2 recv or 3 calc)");
     }
     if (op.size > kMaxSize) in.fail(at + kSize, node + "size " + std::to_string(op.size) + " above 2^63-1");
+    if (op.kind == OpKind::Calc && op.size > kMaxCalcNs)
+      in.fail(at + kSize, node + "calc of " + std::to_string(op.size) + " ns, past the end of simulated time (" +
+                              std::to_string(kMaxCalcNs) + " ns)");
     if (op.cpu > max_cpu)
       in.fail(at + kCpu, node + "cpu " + std::to_string(op.cpu) + " above the header's max_cpu " + std::to_string(max_cpu));
     if (op.nic > max_nic)

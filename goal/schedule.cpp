@@ -98,6 +98,7 @@ std::optional<std::string> validate(const ScheduleColumns& a) {
           break;
         case OpKind::Calc:
           if (a.peer[g] != 0 || a.tag[g] != 0 || a.nic[g] != 0) return at_op(r, i) + "calc with a peer, tag or nic";
+          if (a.size[g] > kMaxCalcNs) return at_op(r, i) + "calc past the end of simulated time (2^63-1 ps)";
           break;
         default:
           return at_op(r, i) + "unknown op kind " + std::to_string(static_cast<unsigned>(a.kind[g]));

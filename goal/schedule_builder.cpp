@@ -58,6 +58,9 @@ LocalOp ScheduleBuilder::add(const Op& op) {
     case OpKind::Calc:
       if (op.peer != 0 || op.tag != 0 || op.nic != 0)
         throw std::invalid_argument("calc takes no peer, tag or nic");
+      if (op.size > kMaxCalcNs)
+        throw std::invalid_argument("calc of " + std::to_string(op.size) + " ns is past the end of simulated time (" +
+                                    std::to_string(kMaxCalcNs) + " ns, 106 days)");
       break;
     default:
       throw std::invalid_argument("unknown op kind " + std::to_string(static_cast<unsigned>(op.kind)));

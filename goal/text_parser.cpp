@@ -362,7 +362,7 @@ LocalOp TextParser::operation(OpKind kind, const char* statement_at) {
   op.kind = kind;
   skip_blanks();
   if (kind == OpKind::Calc) {
-    op.size = number("calc duration in ns", kMaxSize);
+    op.size = number("calc duration in ns", kMaxCalcNs);
     skip_blanks();
     if (match("cpu")) {
       skip_blanks();

@@ -207,10 +207,16 @@ TEST(TextParserSyntax, LargestValues) {
   const Schedule s = parse(
       "num_ranks 2\nrank 0 {\n"
       "send 9223372036854775807b to 1 tag 4294967294 cpu 255 nic 255\n"
-      "calc 9223372036854775807 cpu 255\n"
+      "calc 9223372036854775 cpu 255\n"
       "}\nrank 1 {\n}\n");
   EXPECT_EQ(s.rank(0).op(0), Op::send(kMaxSize, 1, 4294967294u, 255, 255));
-  EXPECT_EQ(s.rank(0).op(1), Op::calc(kMaxSize, 255));
+  EXPECT_EQ(s.rank(0).op(1), Op::calc(kMaxCalcNs, 255));
+}
+
+TEST(TextParserErrors, CalcPastTheEndOfSimulatedTime) {
+  // Its nanoseconds in picoseconds would wrap around: 2^62 ns ran as a makespan of 0.
+  expect_parse_error("num_ranks 1\nrank 0 {\ncalc 9223372036854776\n}\n", 3, 6,
+                     "calc duration in ns 9223372036854776 is too large (at most 9223372036854775)");
 }
 
 // ---- errors: file:line:column and what was expected ----

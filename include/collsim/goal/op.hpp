@@ -23,6 +23,9 @@ inline constexpr std::uint32_t kAnyTag = 0xFFFFFFFFu;
 // Bound on sizes and durations so that later arithmetic in signed 64-bit picoseconds and
 // bytes cannot overflow on parse (2^63 - 1).
 inline constexpr std::uint64_t kMaxSize = 0x7FFFFFFFFFFFFFFFull;
+// A calc's nanoseconds become picoseconds: no more than 2^63 - 1 ps (106 days) of them, or
+// they would wrap around to a short or negative time.
+inline constexpr std::uint64_t kMaxCalcNs = kMaxSize / 1000;
 
 struct Op {
   OpKind kind = OpKind::Calc;
