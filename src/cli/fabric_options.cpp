@@ -71,6 +71,12 @@ net::FabricParams FabricCliOptions::params() const {
   if (lossy) p.lossless = false;
   for (const std::string& s : set) {
     const auto [name, value] = parse_assignment_option("--set", s);
+    // --set would win whatever the order: both given is a contradiction, not a choice.
+    const char* flag = name == "cc" && !cc.empty()              ? "--cc"
+                       : name == "routing" && !routing.empty()  ? "--routing"
+                       : name == "lossless" && lossy            ? "--lossy"
+                                                                : nullptr;
+    if (flag) throw CLI::ValidationError("--set", s + " and " + flag + " both set " + name + ": give one");
     apply(p, name, value, "--set");
   }
   try {
@@ -79,6 +85,17 @@ net::FabricParams FabricCliOptions::params() const {
     throw CLI::ValidationError(e.what());  // the message already says "fabric parameters: "
   }
   return p;
+}
+
+std::string FabricCliOptions::first_given() const {
+  if (!params_file.empty()) return "--params";
+  if (!set.empty()) return "--set";
+  if (!cc.empty()) return "--cc";
+  if (!routing.empty()) return "--routing";
+  if (lossy) return "--lossy";
+  if (!end.empty()) return "--end";
+  if (seed != 1) return "--seed";
+  return "";
 }
 
 net::FabricOptions FabricCliOptions::options() const {

@@ -26,6 +26,8 @@ struct FabricCliOptions {
   // The parameters (defaults, then the file, then the flags, then --set) and run options.
   net::FabricParams params() const;
   net::FabricOptions options() const;
+  // The first of these options given, for a model without a fabric (LogGOPS): "" if none.
+  std::string first_given() const;
 };
 
 }  // namespace collsim::cli

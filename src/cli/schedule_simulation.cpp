@@ -356,6 +356,18 @@ void SimulationCliOptions::check(bool topology_needed) const {
     throw CLI::ValidationError("--scale-up", "unknown model '" + scale_up + "' (packet, message)");
   if (network == "packet" && topology_needed && topology.empty())
     throw CLI::ValidationError("--topology", "is required in packet mode");
+  // What one model has no use for is refused rather than ignored without a word.
+  if (network == "loggops") {
+    std::string packet_only = fabric.first_given();
+    if (packet_only.empty() && !placement_file.empty()) packet_only = "--placement-file";
+    if (packet_only.empty() && placement != "linear") packet_only = "--placement";
+    if (packet_only.empty() && !host_set.empty()) packet_only = "--host-set";
+    if (packet_only.empty() && scale_up != "packet") packet_only = "--scale-up";
+    if (!packet_only.empty())
+      throw CLI::ValidationError(packet_only, "applies to --network packet only (LogGOPS has no fabric, hosts or end time)");
+  } else if (!loggops_set.empty()) {
+    throw CLI::ValidationError("--loggops-set", "applies to --network loggops only");
+  }
   (void)loggops_params(*this);
   (void)fabric.params();
   (void)fabric.options();

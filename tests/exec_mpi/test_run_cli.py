@@ -105,6 +105,23 @@ class Run(unittest.TestCase):
             for ranks in (1, 2, 4):
                 self.assertEqual(self.result(ranks, *args), one, f"{args} on {ranks} ranks")
 
+    def test_options_the_model_has_no_use_for_are_refused(self):
+        # Each was ignored without a word: LogGOPS has no fabric, hosts or end time, and the
+        # packet model no LogGOPS parameters.
+        base = ("run", "--quiet", "--coll", "allreduce", "--bytes", "1MiB", "--ranks", "8")
+        for args, message in [
+            (("--network", "loggops", "--end", "1us"), "--end: applies to --network packet only"),
+            (("--network", "loggops", "--cc", "dcqcn"), "--cc: applies to --network packet only"),
+            (("--network", "loggops", "--placement", "random"), "--placement: applies to --network packet only"),
+            (("--topology", f"{ROOT}/topologies/leaf_spine_64.yaml", "--loggops-set", "G=5"),
+             "--loggops-set: applies to --network loggops only"),
+            (("--topology", f"{ROOT}/topologies/leaf_spine_64.yaml", "--cc", "none", "--set", "cc=dcqcn"),
+             "--set: cc=dcqcn and --cc both set cc: give one"),
+        ]:
+            r = collsim(*base, *args)
+            self.assertNotEqual(r.returncode, 0, args)
+            self.assertIn(message, r.stderr, args)
+
     def test_a_deadlock_is_reported_and_fails(self):
         with tempfile.TemporaryDirectory() as d:
             summary = os.path.join(d, "s.json")
