@@ -1,6 +1,8 @@
 #include "nccl_log_line.hpp"
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <charconv>
 #include <vector>
 
@@ -131,6 +133,15 @@ std::optional<NcclLine> parse_nccl_line(std::string_view text, const std::string
   for (std::string_view name : kCallNames)
     if (msg.size() > name.size() + 9 && msg.substr(0, name.size()) == name && msg.substr(name.size(), 9) == ": opCount")
       is_call = true;
+  // Another call ("AllToAllv: opCount ...") would vanish from the program, and every time
+  // after it would be early: it is refused where it stands.
+  if (const std::size_t colon = msg.find(": opCount"); !is_call && colon != std::string_view::npos && colon > 0 &&
+                                                        std::all_of(msg.begin(), msg.begin() + static_cast<std::ptrdiff_t>(colon),
+                                                                    [](char c) { return std::isalnum(static_cast<unsigned char>(c)); }))
+    throw InputError::at_text(file, line, msg_at + 1,
+                              "NCCL call '" + std::string(msg.substr(0, colon)) +
+                                  "' is not one replay simulates (AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, "
+                                  "AlltoAll, Send, Recv)");
   const bool is_init = !is_call && msg.find("Init COMPLETE") != std::string_view::npos &&
                        (msg.substr(0, 5) == "comm " || msg.find(" comm ") != std::string_view::npos);
   if (!is_call && !is_init) return std::nullopt;

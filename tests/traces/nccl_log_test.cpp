@@ -164,6 +164,11 @@ TEST(NcclLog, OtherBadInputIsNamed) {
   write_file(dir / "d.log", init("z:1:1 [0]", "0x1", 0, 1, "0x9") + call("z:1:1 [0]", "AllReduce", 0, 1, 12, 0, "0x1"));
   const std::string dt = error_of([&] { read_nccl_logs({dir / "d.log"}); });
   EXPECT_NE(dt.find("unknown datatype 12"), std::string::npos) << dt;
+  // A call replay does not simulate is refused where it stands, not left out of the program.
+  write_file(dir / "e.log", init("z:1:1 [0]", "0x1", 0, 1, "0x9") + call("z:1:1 [0]", "AllToAllv", 0, 1, 7, 0, "0x1"));
+  const std::string unknown = error_of([&] { read_nccl_logs({dir / "e.log"}); });
+  // "z:1:1 [0] NCCL INFO " is 20 characters: the call's name starts at column 21.
+  EXPECT_NE(unknown.find("e.log:2:21: NCCL call 'AllToAllv' is not one replay simulates"), std::string::npos) << unknown;
 }
 
 }  // namespace
