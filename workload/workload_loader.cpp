@@ -53,6 +53,17 @@ std::uint32_t read_positive(const Reader& r, const Field& f) {
   return v;
 }
 
+// Layers are lowered one by one for every micro-batch: a million of them is a typo, and
+// would run out of memory rather than say so.
+constexpr std::uint32_t kMaxLayers = 100'000;
+
+std::uint32_t read_layer_count(const Reader& r, const Field& f) {
+  const std::uint32_t v = read_positive(r, f);
+  if (v > kMaxLayers)
+    r.fail(f.value, "key '" + f.key + "': at most " + std::to_string(kMaxLayers) + " layers, found " + std::to_string(v));
+  return v;
+}
+
 void read_moe(const Reader& r, const Field& f, TransformerSpec& t) {
   const Map m(r, f.value, "'moe'", "a map such as {experts: 8, top_k: 2}");
   m.allow_only(kMoeKeys, {}, "");
@@ -76,7 +87,10 @@ void read_layer_list(const Reader& r, const Field& f, std::vector<ExplicitLayer>
     l.params = read_large_count(r, m.require("params", "parameter count"));
     l.activation_bytes = read_large_count(r, m.require("activation_bytes", "output bytes per sample"));
     if (const Field* mb = m.find("memory_bytes")) l.memory_bytes = read_large_count(r, *mb);
-    const std::uint32_t repeat = m.find("repeat") ? read_positive(r, *m.find("repeat")) : 1;
+    const std::uint32_t repeat = m.find("repeat") ? read_layer_count(r, *m.find("repeat")) : 1;
+    if (out.size() + repeat > kMaxLayers)
+      r.fail(m.find("repeat") ? m.find("repeat")->value : f.value,
+             "the layer list has more than " + std::to_string(kMaxLayers) + " layers");
     for (std::uint32_t i = 0; i < repeat; ++i) {
       out.push_back(l);
       if (repeat > 1) out.back().name += "." + std::to_string(i);
@@ -99,7 +113,7 @@ ModelSpec read_model(const Reader& r, const Field& f) {
   }
   TransformerSpec t;
   const std::string why = "a transformer needs it (or give an explicit 'layer_list')";
-  t.layers = read_positive(r, m.require("layers", why));
+  t.layers = read_layer_count(r, m.require("layers", why));
   t.hidden = read_positive(r, m.require("hidden", why));
   t.heads = read_positive(r, m.require("heads", why));
   t.seq = read_positive(r, m.require("seq", why));

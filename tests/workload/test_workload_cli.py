@@ -103,6 +103,12 @@ class Workload(unittest.TestCase):
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("a TP group of 16 GPUs does not fit the 8-GPU servers of dgx_h100_superpod", r.stderr)
 
+    def test_a_layer_count_no_model_has_is_refused_not_run_out_of_memory(self):
+        path = self.write("huge.yaml", SMALL.replace("layers: 4", "layers: 1000000000"))
+        r = collsim("workload", path)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("key 'layers': at most 100000 layers, found 1000000000", r.stderr)
+
     def test_more_gpus_than_hosts_is_refused(self):
         path = self.write("big.yaml", SMALL.replace("dp: 4", "dp: 128").replace("global_batch: 16", "global_batch: 512"))
         r = collsim("workload", path)
