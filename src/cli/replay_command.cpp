@@ -12,6 +12,7 @@
 #include "collsim/topo/loader.hpp"
 #include "collsim/traces/replay_lowering.hpp"
 #include "collsim/traces/trace_format.hpp"
+#include "duration_option.hpp"
 #include "schedule_simulation.hpp"
 
 namespace collsim::cli {
@@ -202,7 +203,7 @@ void add_replay_command(CLI::App& app) {
   cmd->add_option("--emit-goal", o->emit_goal, "Also write the lowered schedule (.goal, .bin, .goalb)");
   cmd->add_flag("--ctrl-deps", o->ctrl_deps, "Chakra: also order nodes on ctrl_deps (default: data_deps only)");
   cmd->add_option("--compute", o->compute, "Chakra COMP nodes: duration (as traced) or roofline")->capture_default_str();
-  cmd->add_option("--peak-tflops", o->peak_tflops, "Roofline: peak TFLOP/s");
+  cmd->add_option("--peak-tflops", o->peak_tflops, "Roofline: peak TFLOP/s")->check(positive_real());
   cmd->add_option("--mem-bw", o->mem_bw, "Roofline: memory bandwidth (e.g. 2TB/s)");
   cmd->add_flag("--no-timestamps", o->no_timestamps, "NCCL logs: ignore timestamps (no compute gaps)");
   cmd->add_option("--algo", o->algorithm, "Collective algorithm, or auto (NCCL's tuning model)")->capture_default_str();

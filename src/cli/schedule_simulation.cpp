@@ -32,6 +32,7 @@ exec::PacketHostParams host_params(const SimulationCliOptions& o) {
         p.eager_limit_bytes = *b;
         used = value.size();
       } else if (name == "control_bytes") {
+        if (value.find('-') != std::string::npos) throw std::invalid_argument(value);  // stoull wraps "-1"
         p.control_bytes = std::stoull(value, &used);
       } else {
         throw CLI::ValidationError("--host-set", "unknown host parameter '" + name + "' (o, O, S, control_bytes)");
@@ -41,8 +42,10 @@ exec::PacketHostParams host_params(const SimulationCliOptions& o) {
       throw CLI::ValidationError("--host-set", "bad value '" + value + "' for " + name);
     }
   }
-  if (p.o_ns < 0 || p.O_ns_per_byte < 0) throw CLI::ValidationError("--host-set", "o and O must not be negative");
-  if (p.control_bytes == 0) throw CLI::ValidationError("--host-set", "control_bytes must be positive");
+  // Beyond these a message's cost passes the end of simulated time (2^63 ps) and wraps.
+  if (p.o_ns < 0 || p.o_ns > 1'000'000'000'000) throw CLI::ValidationError("--host-set", "o must be 0..10^12 ns");
+  if (!(p.O_ns_per_byte >= 0 && p.O_ns_per_byte <= 1e6)) throw CLI::ValidationError("--host-set", "O must be 0..10^6 ns per byte");
+  if (p.control_bytes == 0 || p.control_bytes > 65535) throw CLI::ValidationError("--host-set", "control_bytes must be 1..65535");
   return p;
 }
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 
@@ -146,6 +147,9 @@ double read_nonnegative(const Reader& r, const Field& f) {
 }
 
 YAML::Node parse_file(const std::string& path) {
+  std::error_code ec;
+  // Reading a directory throws the stream's own "basic_filebuf::underflow".
+  if (std::filesystem::is_directory(path, ec)) throw InputError::in_file(path, "is a directory, not a YAML file");
   std::ifstream in(path);
   if (!in) throw InputError::in_file(path, std::string("cannot open: ") + std::strerror(errno));
   try {

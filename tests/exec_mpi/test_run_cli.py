@@ -117,6 +117,11 @@ class Run(unittest.TestCase):
              "--loggops-set: applies to --network loggops only"),
             (("--topology", f"{ROOT}/topologies/leaf_spine_64.yaml", "--cc", "none", "--set", "cc=dcqcn"),
              "--set: cc=dcqcn and --cc both set cc: give one"),
+            # A per-byte cost of 1e30 ns ended in the kernel's "negative delay"; -1 wrapped.
+            (("--topology", f"{ROOT}/topologies/leaf_spine_64.yaml", "--host-set", "O=1e30"),
+             "--host-set: O must be 0..10^6 ns per byte"),
+            (("--topology", f"{ROOT}/topologies/leaf_spine_64.yaml", "--host-set", "control_bytes=-1"),
+             "--host-set: bad value '-1' for control_bytes"),
         ]:
             r = collsim(*base, *args)
             self.assertNotEqual(r.returncode, 0, args)

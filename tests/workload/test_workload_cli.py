@@ -109,6 +109,11 @@ class Workload(unittest.TestCase):
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("key 'layers': at most 100000 layers, found 1000000000", r.stderr)
 
+    def test_a_directory_is_not_a_workload_file(self):
+        r = collsim("workload", self.dir.name)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn(f"{self.dir.name}: is a directory, not a YAML file", r.stderr)
+
     def test_more_gpus_than_hosts_is_refused(self):
         path = self.write("big.yaml", SMALL.replace("dp: 4", "dp: 128").replace("global_batch: 16", "global_batch: 512"))
         r = collsim("workload", path)
