@@ -1,6 +1,8 @@
 #include "collective_options.hpp"
 
 #include <stdexcept>
+#include <string_view>
+#include <utility>
 
 #include "collsim/collectives/collective.hpp"
 #include "collsim/common/units.hpp"
@@ -8,6 +10,19 @@
 
 namespace collsim::cli {
 namespace {
+
+// The option a make_plan() message is about, by the spec field it starts with ("channels must
+// be 1..64"), so that the error names --channels rather than the collective.
+std::string option_at_fault(const std::string& message, const std::string& fallback) {
+  static const std::pair<std::string_view, const char*> kFields[] = {
+      {"channels", "--channels"}, {"root ", "--root"},         {"nics", "--nics"},
+      {"ranks_per_node", "--ranks-per-node"}, {"max_in_flight", "--in-flight"}, {"group", "--group"},
+      {"rank ", "--group"},       {"tag ", "--tag"},           {"steps_per_network_message", "--steps-per-network-message"},
+      {"bytes ", "--bytes"},      {"no algorithm", "--algo"},  {"the reduction bandwidth", "--reduce-bw"}};
+  for (const auto& [prefix, option] : kFields)
+    if (message.rfind(prefix, 0) == 0) return option;
+  return fallback;
+}
 
 std::uint64_t byte_option(const std::string& option, const std::string& text) {
   std::string error;
@@ -102,7 +117,7 @@ coll::Plan CollectiveCliOptions::plan() const {
   try {
     return coll::make_plan(spec_from(*this, collective_option_));
   } catch (const std::invalid_argument& e) {
-    throw CLI::ValidationError(collective_option_, e.what());
+    throw CLI::ValidationError(option_at_fault(e.what(), collective_option_), e.what());
   }
 }
 

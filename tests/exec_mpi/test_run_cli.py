@@ -74,6 +74,8 @@ class Gen(unittest.TestCase):
             (("--step-ns", "4611686018427387904"), "--step-ns: Value 4611686018427387904 not in range"),
             (("--intra-bw", "nan"), "--intra-bw: must be a positive number, not nan"),
             (("--inter-bw", "inf"), "--inter-bw: must be a positive number, not inf"),
+            # The plan's own checks name the option, not the collective.
+            (("--channels", "0"), "--channels: channels must be 1..64"),
         ]:
             r = collsim(*base, *args)
             self.assertNotEqual(r.returncode, 0, args)
