@@ -5,12 +5,9 @@
 // Inputs with an integer above 4096 are skipped: the readers accept topologies of up to 16 M
 // nodes, which take seconds and gigabytes to build and would only make the fuzzer time out;
 // those limits have their own unit tests.
-#include <unistd.h>
-
 #include <cctype>
 #include <cstddef>
 #include <cstdint>
-#include <fstream>
 #include <string>
 #include <string_view>
 
@@ -19,6 +16,7 @@
 #include "collsim/validation/model_parameters.hpp"
 #include "collsim/validation/system_file.hpp"
 #include "collsim/workload/workload_loader.hpp"
+#include "scratch_file.hpp"
 
 namespace {
 
@@ -43,17 +41,6 @@ bool has_large_number(std::string_view text) {
   return false;
 }
 
-// The system, calibration and workload readers take a path, as the CLI gives them.
-const std::string& scratch_file() {
-  static const std::string path = "/tmp/collsim-fuzz-" + std::to_string(::getpid()) + ".yaml";
-  return path;
-}
-
-void write(const std::string& path, std::string_view text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
-}
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -64,18 +51,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     switch (data[0] % 4) {
       case 0: (void)topo::parse_topology(std::string(text), "fuzz.yaml"); break;
-      case 1:
-        write(scratch_file(), text);
-        (void)validation::read_system_file(scratch_file());
-        break;
-      case 2:
-        write(scratch_file(), text);
-        (void)validation::read_calibration(scratch_file());
-        break;
-      default:
-        write(scratch_file(), text);
-        (void)workload::load_workload(scratch_file());
-        break;
+      case 1: (void)validation::read_system_file(fuzz::write_scratch_file(text, ".yaml")); break;
+      case 2: (void)validation::read_calibration(fuzz::write_scratch_file(text, ".yaml")); break;
+      default: (void)workload::load_workload(fuzz::write_scratch_file(text, ".yaml")); break;
     }
   } catch (const InputError&) {
   }
