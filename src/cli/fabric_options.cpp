@@ -94,7 +94,7 @@ std::string FabricCliOptions::first_given() const {
   if (!routing.empty()) return "--routing";
   if (lossy) return "--lossy";
   if (!end.empty()) return "--end";
-  if (seed != 1) return "--seed";
+  if (seed != FabricCliOptions{}.seed) return "--seed";
   return "";
 }
 

@@ -361,11 +361,12 @@ void SimulationCliOptions::check(bool topology_needed) const {
     throw CLI::ValidationError("--topology", "is required in packet mode");
   // What one model has no use for is refused rather than ignored without a word.
   if (network == "loggops") {
+    const SimulationCliOptions defaults;
     std::string packet_only = fabric.first_given();
     if (packet_only.empty() && !placement_file.empty()) packet_only = "--placement-file";
-    if (packet_only.empty() && placement != "linear") packet_only = "--placement";
+    if (packet_only.empty() && placement != defaults.placement) packet_only = "--placement";
     if (packet_only.empty() && !host_set.empty()) packet_only = "--host-set";
-    if (packet_only.empty() && scale_up != "packet") packet_only = "--scale-up";
+    if (packet_only.empty() && scale_up != defaults.scale_up) packet_only = "--scale-up";
     if (!packet_only.empty())
       throw CLI::ValidationError(packet_only, "applies to --network packet only (LogGOPS has no fabric, hosts or end time)");
   } else if (!loggops_set.empty()) {
