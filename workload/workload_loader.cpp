@@ -266,8 +266,8 @@ ClusterSpec read_cluster(const Reader& r, const Field& f) {
   if (const Field* x = m.find("gpus")) c.gpus = read_positive(r, *x);
   if (const Field* x = m.find("network")) {
     c.network = read_string(r, *x);
-    if (c.network != "packet" && c.network != "loggops")
-      r.fail(x->value, "key 'network': expected packet or loggops, found '" + c.network + "'");
+    if (c.network != "packet" && c.network != "flow" && c.network != "loggops")
+      r.fail(x->value, "key 'network': expected packet, flow or loggops, found '" + c.network + "'");
   }
   return c;
 }

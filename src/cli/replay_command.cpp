@@ -170,7 +170,7 @@ void run_replay_command(const ReplayOptions& o) {
       goal::save_schedule(lowered.schedule, o.emit_goal, format.value_or(goal::ScheduleFormat::Text));
     }
     const auto watch = watch_simulation(sim, parallel, t, lowered.schedule);
-    const std::optional<exec::FabricRun> run = simulate_schedule(sim, t, lowered.schedule, parallel, watch.get());
+    const std::optional<exec::SimulationRun> run = simulate_schedule(sim, t, lowered.schedule, parallel, watch.get());
     if (!run) return;
     complete = run->result.complete;
     const std::vector<CollectiveTime> times = collective_times(lowered, run->result);

@@ -59,7 +59,7 @@ void run_run_command(const RunOptions& o) {
     const topo::Topology t = o.sim.topology.empty() ? topo::Topology{} : topo::load_topology(o.sim.topology);
     const Loaded loaded = load_or_generate(o, t);
     const auto watch = watch_simulation(o.sim, parallel, t, loaded.schedule);
-    const std::optional<exec::FabricRun> run = simulate_schedule(o.sim, t, loaded.schedule, parallel, watch.get());
+    const std::optional<exec::SimulationRun> run = simulate_schedule(o.sim, t, loaded.schedule, parallel, watch.get());
     if (!run) return;
     complete = run->result.complete;
     const nlohmann::json j = run_summary_json(o.sim, t, loaded.schedule, loaded.description, *run);

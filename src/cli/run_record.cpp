@@ -73,7 +73,7 @@ std::vector<out::CollectiveRecord> collective_records(const goal::Schedule& sche
   return records;
 }
 
-out::RunResults results_of(const topo::Topology* topology, const goal::Schedule& schedule, const exec::FabricRun& run,
+out::RunResults results_of(const topo::Topology* topology, const goal::Schedule& schedule, const exec::SimulationRun& run,
                            const ScheduleAnnotations& annotations, const nlohmann::json& configuration) {
   out::RunResults r;
   record_identity(r, configuration);

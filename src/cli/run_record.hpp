@@ -42,7 +42,7 @@ nlohmann::json fabric_configuration(const FabricCliOptions& fabric, const Observ
 void record_identity(out::RunResults& results, const nlohmann::json& configuration);
 
 // `topology` is null in loggops mode (no links). `configuration` goes in as JSON text.
-out::RunResults results_of(const topo::Topology* topology, const goal::Schedule& schedule, const exec::FabricRun& run,
+out::RunResults results_of(const topo::Topology* topology, const goal::Schedule& schedule, const exec::SimulationRun& run,
                            const ScheduleAnnotations& annotations, const nlohmann::json& configuration);
 
 // Start and end of each span, from the op times (-1 where none of its ops started or ended).

@@ -6,8 +6,8 @@
 #include <iostream>
 
 #include "collsim/common/units.hpp"
-#include "collsim/exec/loggops_simulator.hpp"
-#include "collsim/exec/loggops_stream.hpp"
+#include "collsim/exec/simulation.hpp"
+#include "collsim/net/fidelity.hpp"
 #include "collsim/out/op_times_file.hpp"
 #include "collsim/out/run_results.hpp"
 #include "duration_option.hpp"
@@ -75,100 +75,18 @@ exec::LogGOPSParams loggops_params(const SimulationCliOptions& o) {
   return p;
 }
 
-// The counters of a LogGOPS run, as the packet mode reports them.
-exec::FabricRun fabric_run_of(const exec::LogGOPSResult& l, std::uint64_t ops_total, double wall_s) {
-  exec::FabricRun run;
-  exec::RunResult& r = run.result;
-  r.wall_s = wall_s;
-  r.complete = l.complete;
-  r.makespan_ps = static_cast<std::int64_t>(l.makespan) * 1000;
-  for (std::uint64_t t : l.rank_finish) r.rank_finish_ps.push_back(static_cast<std::int64_t>(t) * 1000);
-  r.ops_total = ops_total;
-  r.ops_completed = l.ops_completed;
-  r.messages = l.messages;
-  r.bytes = l.bytes;
-  r.events = l.events;
-  r.events_per_s = r.wall_s > 0 ? static_cast<double>(l.events) / r.wall_s : 0.0;
-  run.stats.events = l.events;
-  run.stats.wall_s = r.wall_s;
-  run.stats.events_per_s = r.events_per_s;
-  return run;
-}
-
-// The message-level mode: LogGOPSim's model, sequential, on the first rank only.
-exec::FabricRun run_loggops(const goal::Schedule& schedule, const exec::LogGOPSParams& params, bool record,
-                            pdes::RunMonitor* monitor) {
-  exec::LogGOPSOptions options;
-  options.record_op_times = record;
-  options.monitor = monitor;
-  const auto t0 = std::chrono::steady_clock::now();
-  const exec::LogGOPSResult l = exec::simulate_loggops(schedule, params, options);
-  exec::FabricRun run =
-      fabric_run_of(l, schedule.num_ops(), std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  exec::RunResult& r = run.result;
-  for (const exec::BlockedOp& b : l.blocked) {
-    const goal::RankOps ops = schedule.rank(b.rank);
-    std::string why(exec::to_string(b.reason));
-    for (goal::LocalOp p : b.unfinished_requires) why += ", op " + std::to_string(p) + " unfinished";
-    for (goal::LocalOp p : b.unstarted_irequires) why += ", op " + std::to_string(p) + " not started";
-    r.blocked.push_back("rank " + std::to_string(b.rank) + " " + exec::describe_op(b.op, ops.op(b.op)) + ": " + why);
-  }
-  for (const exec::UnmatchedMessage& m : l.unmatched)
-    r.unmatched.push_back("rank " + std::to_string(m.to) + ": message from rank " + std::to_string(m.from) + " tag " +
-                          std::to_string(m.tag) + " (" + exec::describe_op(m.send, schedule.rank(m.from).op(m.send)) +
-                          " of rank " + std::to_string(m.from) + ") was never received");
-  if (record) {
-    for (goal::RankId rank = 0; rank < schedule.num_ranks(); ++rank) {
-      const goal::RankOps ops = schedule.rank(rank);
-      for (goal::LocalOp i = 0; i < ops.num_ops(); ++i) {
-        const std::uint64_t g = ops.first_global_op() + i;
-        auto ps = [](std::uint64_t ns) { return ns == exec::kNever ? std::int64_t{-1} : static_cast<std::int64_t>(ns) * 1000; };
-        r.op_times.push_back({rank, i, ps(l.op_start[g]), ps(l.op_end[g])});
-      }
-    }
-  }
-  return run;
-}
-
 }  // namespace
 
-std::optional<exec::FabricRun> simulate_stream(const SimulationCliOptions& o, goal::ScheduleStream& stream,
-                                               ParallelContext& parallel, RunWatch* watch,
-                                               exec::LogGOPSStreamOptions options) {
-  const exec::LogGOPSParams params = loggops_params(o);
-  if (!parallel.is_root()) return std::nullopt;
-  options.monitor = watch;
-  const auto t0 = std::chrono::steady_clock::now();
-  const exec::LogGOPSStreamResult l = exec::simulate_loggops_stream(stream, params, options);
-  exec::FabricRun run = fabric_run_of(l.run, l.ops_total,
-                                      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  exec::RunResult& r = run.result;
-  r.peak_live_ops = l.peak_live_ops;
-  // The ops themselves are gone from memory by now: what the window kept of them.
-  for (const exec::BlockedOp& b : l.run.blocked)
-    r.blocked.push_back("rank " + std::to_string(b.rank) + " " +
-                        exec::describe_op(b.op, goal::Op{b.kind, b.peer, b.tag, b.size, 0, 0}) + ": " +
-                        std::string(exec::to_string(b.reason)));
-  if (l.run.num_blocked > l.run.blocked.size())
-    r.blocked.push_back(std::to_string(l.run.num_blocked - l.run.blocked.size()) +
-                        " more op(s) never reached (their prerequisites never finished)");
-  for (const exec::UnmatchedMessage& m : l.run.unmatched)
-    r.unmatched.push_back("rank " + std::to_string(m.to) + ": message from rank " + std::to_string(m.from) + " tag " +
-                          std::to_string(m.tag) + " (" + std::to_string(m.size) + " bytes, op " + std::to_string(m.send) +
-                          " of rank " + std::to_string(m.from) + ") was never received");
-  return run;
-}
-
 nlohmann::json run_summary_json(const SimulationCliOptions& o, const topo::Topology& t, const goal::Schedule& schedule,
-                                const std::string& description, const exec::FabricRun& run) {
+                                const std::string& description, const exec::SimulationRun& run) {
   const exec::RunResult& r = run.result;
   const pdes::RunStats& s = run.stats;
-  return {
+  nlohmann::json j = {
       {"complete", r.complete},
       {"schedule", description},
       {"topology", t.name()},
       {"network", o.network},
-      {"scale_up", o.network == "packet" ? o.scale_up : "-"},
+      {"scale_up", o.has_fabric() ? o.scale_up : "-"},
       {"placement", o.placement_name()},
       {"ranks", schedule.num_ranks()},
       {"makespan_ps", r.makespan_ps},
@@ -190,10 +108,16 @@ nlohmann::json run_summary_json(const SimulationCliOptions& o, const topo::Topol
       {"blocked", r.blocked},
       {"unmatched", r.unmatched},
   };
+  if (o.uses_flows()) {
+    j["fidelity"] = net::to_string(o.fidelity_of(t));
+    j["flow_messages"] = run.totals.flow_messages;
+    j["flow_rate_changes"] = run.totals.flow_rate_changes;
+  }
+  return j;
 }
 
 void print_run_human(const SimulationCliOptions& o, const topo::Topology& t, const goal::Schedule&,
-                     const std::string& description, const exec::FabricRun& run) {
+                     const std::string& description, const exec::SimulationRun& run) {
   const exec::RunResult& r = run.result;
   const pdes::RunStats& s = run.stats;
   auto us = [](std::int64_t ps) { return static_cast<double>(ps) / 1e6; };
@@ -206,9 +130,10 @@ void print_run_human(const SimulationCliOptions& o, const topo::Topology& t, con
   std::cout << "schedule      " << description << ", " << r.ops_total << " ops\n"
             << "network       "
             << (o.network == "loggops" ? std::string("loggops (LogGOPSim's message-level model)")
-                                       : "packet on " + t.name() + " (" + std::to_string(t.num_hosts()) +
+                                       : o.network + " on " + t.name() + " (" + std::to_string(t.num_hosts()) +
                                              " hosts), placement " + o.placement_name() +
-                                             (o.scale_up == "message" ? ", scale-up as messages" : ""))
+                                             (o.scale_up == "message" ? ", scale-up as messages" : "") +
+                                             (o.fidelity.empty() ? "" : ", fidelity " + net::to_string(o.fidelity_of(t))))
             << "\n"
             << "makespan      " << us(r.makespan_ps) << " us";
   if (!r.rank_finish_ps.empty())
@@ -218,9 +143,14 @@ void print_run_human(const SimulationCliOptions& o, const topo::Topology& t, con
             << "completed     " << r.ops_completed << " of " << r.ops_total << " ops; " << r.messages << " messages, "
             << r.bytes << " bytes\n"
             << "";
-  if (o.network == "packet")
+  if (o.has_fabric()) {
     std::cout << "fabric        " << run.totals.packets_forwarded << " packet-hops, drops " << run.totals.drops
-              << ", ECN marks " << run.totals.ecn_marks << ", PFC pauses " << run.totals.pfc_pauses << "\n";
+              << ", ECN marks " << run.totals.ecn_marks << ", PFC pauses " << run.totals.pfc_pauses;
+    if (o.uses_flows())
+      std::cout << "; " << run.totals.flow_messages << " messages as flows, re-rated " << run.totals.flow_rate_changes
+                << " times";
+    std::cout << "\n";
+  }
   std::cout << "simulation    " << s.events << " events in " << s.wall_s << " s (" << s.events_per_s / 1e6
             << " M events/s), " << s.ranks << " rank(s), " << s.windows << " windows, sync " << 100 * s.sync_fraction
             << " %" << std::endl;
@@ -234,7 +164,7 @@ std::string drops_despite_pfc(std::uint64_t drops) {
          "threshold and while the pause travels back";
 }
 
-void report_incomplete(const exec::FabricRun& run) {
+void report_incomplete(const exec::SimulationRun& run) {
   constexpr std::size_t kShown = 1000;
   const exec::RunResult& r = run.result;
   std::cerr << "collsim: the run did not complete: " << r.ops_total - r.ops_completed << " op(s) never finished, "
@@ -254,59 +184,88 @@ void report_incomplete(const exec::FabricRun& run) {
 std::unique_ptr<RunWatch> watch_simulation(const SimulationCliOptions& o, ParallelContext& parallel,
                                            const topo::Topology& topology, const goal::Schedule& schedule) {
   return std::make_unique<RunWatch>(o.observe, parallel.is_root(), parallel.transport().size(),
-                                    o.network == "packet" ? &topology : nullptr, "ops", schedule.num_ops());
+                                    o.has_fabric() ? &topology : nullptr, "ops", schedule.num_ops());
 }
 
-std::optional<exec::FabricRun> simulate_schedule(const SimulationCliOptions& o, const topo::Topology& topology,
-                                                 const goal::Schedule& schedule, ParallelContext& parallel,
-                                                 RunWatch* watch) {
-  const bool keep = !o.observe.hdf5.empty();
-  const bool record = o.record_op_times || !o.ops.empty() || keep;
+namespace {
+
+// What the chosen network model needs: the topology, its parameters and the placement for a
+// fabric; LogGOPS's parameters otherwise.
+exec::NetworkSetup network_setup(const SimulationCliOptions& o, const topo::Topology& topology,
+                                 const exec::Placement* placement, RunWatch* watch) {
+  exec::NetworkSetup setup;
   if (o.network == "loggops") {
-    const exec::LogGOPSParams params = loggops_params(o);
-    if (!parallel.is_root()) return std::nullopt;
-    return run_loggops(schedule, params, record, watch);
+    setup.backend = exec::Backend::LogGOPS;
+    setup.loggops = loggops_params(o);
+    setup.loggops_monitor = watch;
+    return setup;
   }
-  const exec::Placement placement = place(o, schedule.num_ranks(), topology.num_hosts());
-  exec::FabricRunOptions run_options;
-  run_options.record_op_times = record;
-  run_options.record_flows = keep;
-  net::FabricOptions fabric_options = o.fabric.options();
-  fabric_options.monitor = watch;
+  setup.topology = &topology;
+  setup.fabric = o.fabric.params();
+  setup.options = o.fabric.options();
+  setup.options.fidelity = o.fidelity_of(topology);
+  setup.options.monitor = watch;
+  setup.placement = placement;
+  setup.host = host_params(o);
+  if (o.scale_up == "message") setup.host.scale_up = scale_up_messages(topology, setup.fabric);
+  return setup;
+}
+
+}  // namespace
+
+bool SimulationCliOptions::uses_flows() const {
+  if (!has_fabric()) return false;
+  const net::Fidelity base = net::uniform_fidelity(network == "flow" ? net::LinkModel::Flow : net::LinkModel::Packet);
+  try {
+    return (fidelity.empty() ? base : net::parse_fidelity(fidelity, base)).any_flow();
+  } catch (const std::invalid_argument&) {
+    return false;  // check() says what is wrong with it
+  }
+}
+
+net::Fidelity SimulationCliOptions::fidelity_of(const topo::Topology& t) const {
+  const net::Fidelity base = net::uniform_fidelity(network == "flow" ? net::LinkModel::Flow : net::LinkModel::Packet);
+  if (fidelity.empty()) return base;
+  try {
+    net::check_media_named(fidelity, t);
+    return net::parse_fidelity(fidelity, base);
+  } catch (const std::invalid_argument& e) {
+    throw CLI::ValidationError("--fidelity", e.what());
+  }
+}
+
+std::optional<exec::SimulationRun> simulate_schedule(const SimulationCliOptions& o, const topo::Topology& topology,
+                                                     const goal::Schedule& schedule, ParallelContext& parallel,
+                                                     RunWatch* watch) {
+  const bool keep = !o.observe.hdf5.empty();
+  exec::RecordOptions record;
+  record.op_times = o.record_op_times || !o.ops.empty() || keep;
+  record.flows = keep && o.has_fabric();
+  std::optional<exec::Placement> placement;
+  if (o.has_fabric()) placement = place(o, schedule.num_ranks(), topology.num_hosts());
+  exec::NetworkSetup setup = network_setup(o, topology, placement ? &*placement : nullptr, watch);
   if (keep) {
-    fabric_options.sample_interval = o.observe.sample_period();
-    fabric_options.max_samples = o.observe.max_samples;
+    setup.options.sample_interval = o.observe.sample_period();
+    setup.options.max_samples = o.observe.max_samples;
   }
-  exec::PacketHostParams host = host_params(o);
-  if (o.scale_up == "message") host.scale_up = scale_up_messages(topology, o.fabric.params());
-  exec::FabricRun run = exec::run_on_fabric(topology, o.fabric.params(), parallel.transport(), fabric_options,
-                                            schedule, placement, host, run_options);
+  exec::SimulationRun run = exec::simulate(schedule, setup, parallel.transport(), record);
   if (!parallel.is_root()) return std::nullopt;
   return run;
 }
 
-bool packet_stream_fits(const SimulationCliOptions& o, const topo::Topology& topology, std::uint32_t ranks) {
-  for (const auto& on : place(o, ranks, topology.num_hosts()).ranks_on)
-    if (on.size() > exec::kMaxStreamedRanksPerHost) return false;
-  return true;
-}
-
-std::optional<exec::FabricRun> simulate_packet_stream(const SimulationCliOptions& o, const topo::Topology& topology,
-                                                      goal::ScheduleStream& stream, ParallelContext& parallel,
-                                                      RunWatch* watch, exec::StreamOpFinished on_finished) {
-  const exec::Placement placement = place(o, stream.num_ranks(), topology.num_hosts());
-  net::FabricOptions fabric_options = o.fabric.options();
-  fabric_options.monitor = watch;
-  exec::PacketHostParams host = host_params(o);
-  if (o.scale_up == "message") host.scale_up = scale_up_messages(topology, o.fabric.params());
-  exec::FabricRun run = exec::run_stream_on_fabric(topology, o.fabric.params(), parallel.transport(), fabric_options,
-                                                   stream, placement, host, std::move(on_finished));
+std::optional<exec::SimulationRun> simulate_streamed(const SimulationCliOptions& o, const topo::Topology& topology,
+                                                     goal::ScheduleStream& stream, ParallelContext& parallel,
+                                                     RunWatch* watch, exec::OpFinished on_finished) {
+  std::optional<exec::Placement> placement;
+  if (o.has_fabric()) placement = place(o, stream.num_ranks(), topology.num_hosts());
+  const exec::NetworkSetup setup = network_setup(o, topology, placement ? &*placement : nullptr, watch);
+  exec::SimulationRun run = exec::simulate(stream, setup, parallel.transport(), std::move(on_finished));
   if (!parallel.is_root()) return std::nullopt;
   return run;
 }
 
 void write_run_files(const SimulationCliOptions& o, const topo::Topology& topology, const goal::Schedule& schedule,
-                     const exec::FabricRun& run, const nlohmann::json& summary,
+                     const exec::SimulationRun& run, const nlohmann::json& summary,
                      const ScheduleAnnotations& annotations) {
   if (!o.summary.empty()) {
     std::ofstream out(o.summary);
@@ -318,7 +277,8 @@ void write_run_files(const SimulationCliOptions& o, const topo::Topology& topolo
     nlohmann::json configuration = fabric_configuration(o.fabric, o.observe);
     configuration.update({{"topology", o.topology},
                           {"network", o.network},
-      {"scale_up", o.network == "packet" ? o.scale_up : "-"},
+                          {"fidelity", o.has_fabric() ? net::to_string(o.fidelity_of(topology)) : "-"},
+                          {"scale_up", o.has_fabric() ? o.scale_up : "-"},
                           {"placement", o.placement_name()},
                           {"placement_seed", o.placement_seed},
                           {"host_set", o.host_set},
@@ -326,7 +286,7 @@ void write_run_files(const SimulationCliOptions& o, const topo::Topology& topolo
                           {"summary", summary}});
     out::write_run_results_hdf5(
         o.observe.hdf5,
-        results_of(o.network == "packet" ? &topology : nullptr, schedule, run, annotations, configuration));
+        results_of(o.has_fabric() ? &topology : nullptr, schedule, run, annotations, configuration));
   }
 }
 
@@ -337,8 +297,13 @@ void SimulationCliOptions::add_to(CLI::App& cmd) {
   cmd.add_option("--placement-seed", placement_seed, "Seed of the random placement")
       ->capture_default_str()
       ->check(whole_number(UINT64_MAX));
-  cmd.add_option("--network", network, "Network model: packet, or loggops (LogGOPSim's message-level model)")
+  cmd.add_option("--network", network,
+                 "Network model: packet, flow (each message a fluid at its max-min fair share of its path's links; "
+                 "no queues), or loggops (LogGOPSim's message-level model)")
       ->capture_default_str();
+  cmd.add_option("--fidelity", fidelity,
+                 "Packet or flow per kind of link, over --network's: e.g. nvlink=flow (flows inside servers, packets "
+                 "between them); kinds network, nvlink, pcie, scale-up, scale-out, all");
   cmd.add_option("--scale-up", scale_up,
                  "Packet mode: how messages inside a server travel: packet, or message (rendezvous data as one "
                  "delay per port instead of NVLink packets: much faster, approximate; see the README)")
@@ -353,12 +318,19 @@ void SimulationCliOptions::add_to(CLI::App& cmd) {
 }
 
 void SimulationCliOptions::check(bool topology_needed) const {
-  if (network != "packet" && network != "loggops")
-    throw CLI::ValidationError("--network", "unknown network model '" + network + "' (packet, loggops)");
+  if (network != "packet" && network != "flow" && network != "loggops")
+    throw CLI::ValidationError("--network", "unknown network model '" + network + "' (packet, flow, loggops)");
   if (scale_up != "packet" && scale_up != "message")
     throw CLI::ValidationError("--scale-up", "unknown model '" + scale_up + "' (packet, message)");
-  if (network == "packet" && topology_needed && topology.empty())
-    throw CLI::ValidationError("--topology", "is required in packet mode");
+  if (has_fabric() && topology_needed && topology.empty())
+    throw CLI::ValidationError("--topology", "is required in " + network + " mode");
+  if (!fidelity.empty()) {
+    try {
+      (void)net::parse_fidelity(fidelity);
+    } catch (const std::invalid_argument& e) {
+      throw CLI::ValidationError("--fidelity", e.what());
+    }
+  }
   // What one model has no use for is refused rather than ignored without a word.
   if (network == "loggops") {
     const SimulationCliOptions defaults;
@@ -367,11 +339,14 @@ void SimulationCliOptions::check(bool topology_needed) const {
     if (packet_only.empty() && placement != defaults.placement) packet_only = "--placement";
     if (packet_only.empty() && !host_set.empty()) packet_only = "--host-set";
     if (packet_only.empty() && scale_up != defaults.scale_up) packet_only = "--scale-up";
+    if (packet_only.empty() && !fidelity.empty()) packet_only = "--fidelity";
     if (!packet_only.empty())
-      throw CLI::ValidationError(packet_only, "applies to --network packet only (LogGOPS has no fabric, hosts or end time)");
+      throw CLI::ValidationError(packet_only, "applies to --network packet or flow only (LogGOPS has no fabric, hosts or end time)");
   } else if (!loggops_set.empty()) {
     throw CLI::ValidationError("--loggops-set", "applies to --network loggops only");
   }
+  if (uses_flows() && scale_up == "message")
+    throw CLI::ValidationError("--scale-up", "message stands in for NVLink packets; with flow links give nvlink=flow instead");
   (void)loggops_params(*this);
   (void)fabric.params();
   (void)fabric.options();

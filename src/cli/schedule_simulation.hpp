@@ -12,7 +12,8 @@
 #include <vector>
 
 #include "collsim/exec/fabric_executor.hpp"
-#include "collsim/exec/loggops_stream.hpp"
+#include "collsim/exec/simulation.hpp"
+#include "collsim/net/fidelity.hpp"
 #include "collsim/goal/schedule_stream.hpp"
 #include "collsim/goal/schedule.hpp"
 #include "collsim/topo/topology.hpp"
@@ -29,7 +30,8 @@ struct SimulationCliOptions {
   std::string placement = "linear";
   std::string placement_file;
   std::uint64_t placement_seed = 1;
-  std::string network = "packet";
+  std::string network = "packet";        // packet, flow, loggops
+  std::string fidelity;                  // --fidelity: per kind of link, over --network's model
   std::string scale_up = "packet";       // packet, or message: see exec::ScaleUpMessages
   std::vector<std::string> host_set;     // name=value
   std::vector<std::string> loggops_set;  // name=value
@@ -45,6 +47,13 @@ struct SimulationCliOptions {
   // `topology_needed`: packet mode needs one unless the command supplies a default.
   void check(bool topology_needed = true) const;
   std::string placement_name() const { return placement_file.empty() ? placement : placement_file; }
+  // A topology's links carry the messages (packet or flow mode), not LogGOPS.
+  bool has_fabric() const { return network != "loggops"; }
+  // Some links run the flow model.
+  bool uses_flows() const;
+  // Which model each link runs on `topology` (--network's, then --fidelity's); throws
+  // CLI::ValidationError when --fidelity names a kind of link the topology lacks.
+  net::Fidelity fidelity_of(const topo::Topology& t) const;
 };
 
 // The progress line and status endpoint of one simulation of `schedule`; keep it until the
@@ -55,42 +64,32 @@ std::unique_ptr<RunWatch> watch_simulation(const SimulationCliOptions& o, Parall
 // Simulates `schedule` (on `topology` in packet mode) on every rank of `parallel`. Returns the
 // run on the root rank, nothing elsewhere. Op times are recorded for --ops, --hdf5 or
 // record_op_times; flows and link samples for --hdf5. `watch` (optional) hears progress.
-std::optional<exec::FabricRun> simulate_schedule(const SimulationCliOptions& o, const topo::Topology& topology,
+std::optional<exec::SimulationRun> simulate_schedule(const SimulationCliOptions& o, const topo::Topology& topology,
                                                  const goal::Schedule& schedule, ParallelContext& parallel,
                                                  RunWatch* watch = nullptr);
 
-// The LogGOPS mode on a schedule that arrives in pieces (a workload step lowered on the fly),
-// on the root rank only (nothing elsewhere); no op times are kept: `options.on_finished`
-// hears them. Blocked ops are described by what the stream's window knew of them.
-std::optional<exec::FabricRun> simulate_stream(const SimulationCliOptions& o, goal::ScheduleStream& stream,
-                                               ParallelContext& parallel, RunWatch* watch,
-                                               exec::LogGOPSStreamOptions options);
-
-// The packet mode on a schedule that arrives in pieces, on every rank of `parallel`, each
-// asking the stream for its own hosts' ranks only (exec::run_stream_on_fabric): the run on the
-// root rank, nothing elsewhere. No op times: `on_finished` hears them, on the rank that ran
-// the op.
-// Whether the placement leaves few enough ranks on every host for a streamed packet run
-// (exec::StreamHostApp::kMaxRanksPerHost).
-bool packet_stream_fits(const SimulationCliOptions& o, const topo::Topology& topology, std::uint32_t ranks);
-std::optional<exec::FabricRun> simulate_packet_stream(const SimulationCliOptions& o, const topo::Topology& topology,
-                                                      goal::ScheduleStream& stream, ParallelContext& parallel,
-                                                      RunWatch* watch, exec::StreamOpFinished on_finished);
+// The same on a schedule that arrives in pieces (a workload step lowered on the fly): in
+// LogGOPS mode on the root rank only, on a fabric on every rank of `parallel`, each asking the
+// stream for its own hosts' ranks only. The run on the root rank, nothing elsewhere. No op
+// times: `on_finished` hears them (ps), on the rank that ran the op.
+std::optional<exec::SimulationRun> simulate_streamed(const SimulationCliOptions& o, const topo::Topology& topology,
+                                                     goal::ScheduleStream& stream, ParallelContext& parallel,
+                                                     RunWatch* watch, exec::OpFinished on_finished);
 
 // The summary keys every simulating command reports; commands add their own.
 nlohmann::json run_summary_json(const SimulationCliOptions& o, const topo::Topology& t, const goal::Schedule& schedule,
-                                const std::string& description, const exec::FabricRun& run);
+                                const std::string& description, const exec::SimulationRun& run);
 // Makespan, slowest and fastest rank, ops, messages, fabric totals, events and wall time.
 void print_run_human(const SimulationCliOptions& o, const topo::Topology& t, const goal::Schedule& schedule,
-                     const std::string& description, const exec::FabricRun& run);
+                     const std::string& description, const exec::SimulationRun& run);
 // Why a lossless run with `drops` packets dropped despite PFC hangs, in one sentence.
 std::string drops_despite_pfc(std::uint64_t drops);
 // Blocked ops and unmatched messages on stderr.
-void report_incomplete(const exec::FabricRun& run);
+void report_incomplete(const exec::SimulationRun& run);
 // --summary (the given JSON), --ops (HDF5 op times) and --hdf5 (everything recorded, with
 // what the command knows of its schedule).
 void write_run_files(const SimulationCliOptions& o, const topo::Topology& topology, const goal::Schedule& schedule,
-                     const exec::FabricRun& run, const nlohmann::json& summary,
+                     const exec::SimulationRun& run, const nlohmann::json& summary,
                      const ScheduleAnnotations& annotations = {});
 
 }  // namespace collsim::cli

@@ -570,7 +570,7 @@ RunValidation validate_run(const validation::TestRun& log_run, std::size_t run_i
     o.host_set.push_back("S=" + std::to_string(std::uint64_t{1} << 40));
     const auto ts = std::chrono::steady_clock::now();
     const topo::Topology& topology = topology_for(lowered);
-    const std::optional<exec::FabricRun> sim = simulate_schedule(o, topology, lowered.schedule, parallel);
+    const std::optional<exec::SimulationRun> sim = simulate_schedule(o, topology, lowered.schedule, parallel);
     std::optional<Simulated> result;
     if (sim) {
       if (!sim->result.complete) {

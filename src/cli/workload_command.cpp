@@ -186,40 +186,32 @@ std::optional<bool> run_streamed(WorkloadOptions& o, const workload::WorkloadSpe
   } catch (const std::invalid_argument& e) {
     throw InputError::in_file(file, e.what());
   }
-  const bool packet = o.sim.network == "packet";
+  const bool fabric = o.sim.has_fabric();
   const std::string description = describe(w, stream->totals());
   if (parallel.is_root() && !o.sim.json) std::cout << "workload      " << description << "\n" << std::flush;
   const auto watch = std::make_unique<RunWatch>(o.sim.observe, parallel.is_root(), parallel.transport().size(),
-                                                packet ? &t : nullptr, "ops", 0);
+                                                fabric ? &t : nullptr, "ops", 0);
   workload::RoleTimelines timelines(stream->num_ranks());
-  // LogGOPS times are in ns, the packet mode's in ps.
-  const std::int64_t to_ps = packet ? 1 : 1000;
-  auto hear = [&timelines, to_ps](goal::RankId rank, std::uint8_t role, std::uint64_t start, std::uint64_t end) {
-    timelines.add(rank, static_cast<workload::OpRole>(role), static_cast<std::int64_t>(start) * to_ps,
-                  static_cast<std::int64_t>(end) * to_ps);
+  auto hear = [&timelines](goal::RankId rank, std::uint8_t role, std::uint64_t start_ps, std::uint64_t end_ps) {
+    timelines.add(rank, static_cast<workload::OpRole>(role), static_cast<std::int64_t>(start_ps),
+                  static_cast<std::int64_t>(end_ps));
   };
-  std::optional<exec::FabricRun> run;
+  std::optional<exec::SimulationRun> run;
   try {
-    if (packet) {
-      run = simulate_packet_stream(o.sim, t, *stream, parallel, watch.get(), hear);
-    } else {
-      exec::LogGOPSStreamOptions options;
-      options.on_finished = hear;
-      run = simulate_stream(o.sim, *stream, parallel, watch.get(), options);
-    }
+    run = simulate_streamed(o.sim, t, *stream, parallel, watch.get(), hear);
   } catch (const exec::StreamOrderError& e) {
-    if (packet) throw;  // the other simulator ranks are mid-run: nothing to fall back on
+    if (fabric) throw;  // the other simulator ranks are mid-run: nothing to fall back on
     logging::logger("cli").warn("{}; lowering the whole step instead", e.what());
     return std::nullopt;
   } catch (const std::invalid_argument& e) {
     throw InputError::in_file(file, e.what());  // the lowering meets a collective it cannot plan
   }
-  if (packet) {
+  if (fabric) {
     stream->finish_started();  // totals of what a run that stopped early never reached
     gather_ranks(parallel.transport(), *stream, timelines);
   }
   if (!run) return true;
-  if (!packet) stream->finish();
+  if (!fabric) stream->finish();
   logging::logger("workload").debug("streamed step: {} busy interval(s) kept for the report", timelines.num_intervals());
   const goal::Schedule shape = ranks_only(stream->num_ranks());
   const workload::StepReport report = workload::analyse_step(w, stream->totals(), timelines, run->result.rank_finish_ps);
@@ -274,12 +266,7 @@ void run_workload_command(WorkloadOptions& o) {
       lowering.gpus_per_node = w.parallel.tp;
     }
     const bool needs_whole_step = o.whole_step || !o.output.empty() || !o.sim.ops.empty() || !o.sim.observe.hdf5.empty();
-    // A streamed packet run names at most 128 GPUs per host in its flows' labels.
-    const bool streamable = o.sim.network == "loggops" || packet_stream_fits(o.sim, t, w.world());
-    if (simulate && !needs_whole_step && !streamable)
-      logging::logger("cli").info("more than {} GPUs on a host: lowering the whole step first",
-                                  exec::kMaxStreamedRanksPerHost);
-    if (simulate && !needs_whole_step && streamable) {
+    if (simulate && !needs_whole_step) {
       if (const std::optional<bool> streamed = run_streamed(o, w, file, t, lowering, parallel)) {
         complete = *streamed;
         return;
@@ -306,7 +293,7 @@ void run_workload_command(WorkloadOptions& o) {
     }
     if (!simulate) return;
     const auto watch = watch_simulation(o.sim, parallel, t, step.schedule);
-    const std::optional<exec::FabricRun> run = simulate_schedule(o.sim, t, step.schedule, parallel, watch.get());
+    const std::optional<exec::SimulationRun> run = simulate_schedule(o.sim, t, step.schedule, parallel, watch.get());
     if (!run) return;
     complete = run->result.complete;
     std::vector<std::int64_t> start(step.schedule.num_ops(), -1), end(step.schedule.num_ops(), -1);

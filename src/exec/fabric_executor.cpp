@@ -7,9 +7,10 @@
 #include <unordered_map>
 
 #include "collsim/log/log.hpp"
-#include "goal_host_app.hpp"
+#include "host_executor.hpp"
 #include "op_windows.hpp"
-#include "stream_host_app.hpp"
+#include "schedule_ops.hpp"
+#include "streamed_ops.hpp"
 
 namespace collsim::exec {
 namespace {
@@ -37,7 +38,7 @@ std::vector<MessageFlow> gather_flows(pdes::Transport& transport, net::Fabric& f
   std::vector<FlowStart> starts;
   std::vector<FlowArrival> arrivals;
   for (net::Host* host : fabric.local_hosts()) {
-    const auto& app = static_cast<const GoalHostApp&>(host->app());
+    const auto& app = static_cast<const HostExecutor<ScheduleOps>&>(host->app());
     starts.insert(starts.end(), app.flow_starts().begin(), app.flow_starts().end());
     arrivals.insert(arrivals.end(), app.flow_arrivals().begin(), app.flow_arrivals().end());
   }
@@ -64,7 +65,7 @@ std::vector<MessageFlow> gather_flows(pdes::Transport& transport, net::Fabric& f
 
 // What every rank's hosts report, gathered into the run's result on rank 0 (elsewhere, only
 // the counters every rank knows).
-void collect_results(pdes::Transport& transport, FabricRun& run, std::uint64_t ops_total, std::uint32_t num_ranks,
+void collect_results(pdes::Transport& transport, SimulationRun& run, std::uint64_t ops_total, std::uint32_t num_ranks,
                      std::vector<RankSummary>& summaries, std::vector<std::string>& blocked,
                      std::vector<std::string>& unmatched) {
   summaries = pdes::gather_values(transport, summaries);
@@ -95,7 +96,7 @@ void collect_results(pdes::Transport& transport, FabricRun& run, std::uint64_t o
 // Runs the fabric with an App on every host; `after(fabric, run)` reads the hosts before the
 // fabric ends.
 template <typename App, typename MakeApp, typename After>
-FabricRun run_apps(const topo::Topology& topology, const net::FabricParams& fabric_params, pdes::Transport& transport,
+SimulationRun run_apps(const topo::Topology& topology, const net::FabricParams& fabric_params, pdes::Transport& transport,
                    const net::FabricOptions& options, const Placement& placement, std::uint32_t num_ranks,
                    MakeApp make_app, After after) {
   if (placement.host_of.size() != num_ranks)
@@ -117,7 +118,7 @@ FabricRun run_apps(const topo::Topology& topology, const net::FabricParams& fabr
       for (net::Host* host : fabric.local_hosts()) n += static_cast<const App&>(host->app()).ops_done();
       return n;
     });
-  FabricRun run;
+  SimulationRun run;
   run.stats = fabric.run();
   run.totals = fabric.totals();
   run.link_samples = fabric.link_samples();
@@ -132,29 +133,37 @@ FabricRun run_apps(const topo::Topology& topology, const net::FabricParams& fabr
 
 }  // namespace
 
-FabricRun run_on_fabric(const topo::Topology& topology, const net::FabricParams& fabric_params,
+SimulationRun run_on_fabric(const topo::Topology& topology, const net::FabricParams& fabric_params,
                         pdes::Transport& transport, const net::FabricOptions& options, const goal::Schedule& schedule,
                         const Placement& placement, const PacketHostParams& host_params,
                         const FabricRunOptions& run_options) {
   logging::logger("exec").debug("executing {} op(s) of {} rank(s) on '{}' over {} simulator rank(s)",
                                 schedule.num_ops(), schedule.num_ranks(), topology.name(), transport.size());
+  using Executor = HostExecutor<ScheduleOps>;
+  ScheduleOps ops(schedule, run_options.record_op_times);
   auto make_app = [&](net::HostIndex h) {
-    return std::make_unique<GoalHostApp>(schedule, placement, host_params, h, run_options.record_op_times,
-                                         run_options.record_flows);
+    return std::make_unique<Executor>(ops, placement, host_params, h, run_options.record_flows);
   };
-  return run_apps<GoalHostApp>(
+  return run_apps<Executor>(
       topology, fabric_params, transport, options, placement, schedule.num_ranks(), make_app,
-      [&](net::Fabric& fabric, FabricRun& run) {
+      [&](net::Fabric& fabric, SimulationRun& run) {
         std::vector<RankSummary> summaries;
         std::vector<std::string> blocked, unmatched;
         std::vector<OpTime> times;
         for (net::Host* host : fabric.local_hosts()) {
-          const auto& app = static_cast<const GoalHostApp&>(host->app());
+          auto& app = static_cast<Executor&>(host->app());
           app.summarise(summaries);
           app.report_leftovers(blocked, unmatched);
-          app.append_op_times(times);
         }
-        if (run_options.record_op_times) times = pdes::gather_values(transport, times);
+        if (run_options.record_op_times) {
+          for (net::Host* host : fabric.local_hosts())
+            for (goal::RankId r : placement.ranks_on[host->index()]) {
+              const auto& start = ops.start_times(r);
+              const auto& end = ops.end_times(r);
+              for (goal::LocalOp i = 0; i < start.size(); ++i) times.push_back({r, i, start[i], end[i]});
+            }
+          times = pdes::gather_values(transport, times);
+        }
         std::vector<MessageFlow> flows;
         if (run_options.record_flows) flows = gather_flows(transport, fabric);
         collect_results(transport, run, schedule.num_ops(), schedule.num_ranks(), summaries, blocked, unmatched);
@@ -170,23 +179,23 @@ FabricRun run_on_fabric(const topo::Topology& topology, const net::FabricParams&
       });
 }
 
-FabricRun run_stream_on_fabric(const topo::Topology& topology, const net::FabricParams& fabric_params,
+SimulationRun run_stream_on_fabric(const topo::Topology& topology, const net::FabricParams& fabric_params,
                                pdes::Transport& transport, const net::FabricOptions& options,
                                goal::ScheduleStream& stream, const Placement& placement,
                                const PacketHostParams& host_params, OpFinished on_finished) {
   logging::logger("exec").debug("executing a stream of {} rank(s) on '{}' over {} simulator rank(s)",
                                 stream.num_ranks(), topology.name(), transport.size());
+  using Executor = HostExecutor<StreamedOps>;
   OpWindows windows(stream, std::move(on_finished), /*hold_sends=*/false);
-  auto make_app = [&](net::HostIndex h) {
-    return std::make_unique<StreamHostApp>(windows, placement, host_params, h);
-  };
-  return run_apps<StreamHostApp>(
+  StreamedOps ops(windows);
+  auto make_app = [&](net::HostIndex h) { return std::make_unique<Executor>(ops, placement, host_params, h); };
+  return run_apps<Executor>(
       topology, fabric_params, transport, options, placement, stream.num_ranks(), make_app,
-      [&](net::Fabric& fabric, FabricRun& run) {
+      [&](net::Fabric& fabric, SimulationRun& run) {
         std::vector<RankSummary> summaries;
         std::vector<std::string> blocked, unmatched;
         for (net::Host* host : fabric.local_hosts()) {
-          auto& app = static_cast<StreamHostApp&>(host->app());
+          auto& app = static_cast<Executor&>(host->app());
           app.summarise(summaries);
           app.report_leftovers(blocked, unmatched);
         }

@@ -1,8 +1,7 @@
 #pragma once
-// What a host's executor charges besides the network, the same for the whole-schedule run
-// (GoalHostApp) and the streamed one (StreamHostApp): each rank's cpus (one op at a time, the
-// others waiting in order), LogGOPS's o and O, the scale-up port of --scale-up message, and
-// how messages map to queue pairs and timers to cookies.
+// What a host's executor (HostExecutor) charges besides the network: each rank's cpus (one op
+// at a time, the others waiting in order), LogGOPS's o and O, the scale-up port of --scale-up
+// message, and how messages map to queue pairs.
 
 #include <cmath>
 #include <cstdint>
@@ -61,20 +60,6 @@ inline std::int64_t host_overhead_ps(const PacketHostParams& p, std::uint64_t by
 inline net::QueuePair message_queue_pair(std::uint32_t slot, goal::RankId peer, std::uint32_t tag, std::uint8_t nic) {
   return {((std::uint64_t{slot} + 1) << 8) | nic, (std::uint64_t{peer} << 32) | tag};
 }
-
-// Timers: a cpu's op is done, or a step of a scale-up message (see ScaleUpPort), named in the
-// top two bits of the cookie, above the rank's slot and the op.
-enum class HostTimer : std::uint64_t { Cpu = 0, NoticeStart = 1, SendDone = 2, DataIn = 3 };
-struct TimerCookie {
-  HostTimer timer;
-  std::uint32_t slot;
-  goal::LocalOp op;
-  std::uint64_t encode() const { return (static_cast<std::uint64_t>(timer) << 62) | (std::uint64_t{slot} << 32) | op; }
-  static TimerCookie decode(std::uint64_t c) {
-    return {static_cast<HostTimer>(c >> 62), static_cast<std::uint32_t>((c >> 32) & 0x3FFFFFFFu),
-            static_cast<goal::LocalOp>(c)};
-  }
-};
 
 // A host's scale-up port under --scale-up message: it sends one message's data at a time and
 // takes one in at a time.

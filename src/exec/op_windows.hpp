@@ -28,7 +28,7 @@ namespace collsim::exec {
 
 // Hears each op as it finishes: its rank, its piece's label, when it started and ended (in
 // the executor's unit of time).
-using OpFinished = std::function<void(goal::RankId rank, std::uint8_t label, std::uint64_t start, std::uint64_t end)>;
+using WindowOpFinished = std::function<void(goal::RankId rank, std::uint8_t label, std::uint64_t start, std::uint64_t end)>;
 
 class OpWindows {
  public:
@@ -49,7 +49,7 @@ class OpWindows {
   };
 
   // `hold_sends`: a started send stays in the window until message_taken().
-  OpWindows(goal::ScheduleStream& stream, OpFinished on_finished, bool hold_sends)
+  OpWindows(goal::ScheduleStream& stream, WindowOpFinished on_finished, bool hold_sends)
       : stream_(stream), on_finished_(std::move(on_finished)), hold_sends_(hold_sends), windows_(stream.num_ranks()) {}
 
   goal::RankId num_ranks() const { return static_cast<goal::RankId>(windows_.size()); }
@@ -185,7 +185,7 @@ class OpWindows {
   void commit(goal::RankId r, Window& w);
 
   goal::ScheduleStream& stream_;
-  OpFinished on_finished_;
+  WindowOpFinished on_finished_;
   bool hold_sends_;
   std::vector<Window> windows_;
   std::vector<Link> links_;

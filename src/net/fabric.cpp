@@ -8,7 +8,7 @@
 
 namespace collsim::net {
 
-pdes::LpGraph lp_graph_of(const topo::Topology& t, const std::vector<bool>& busy_hosts) {
+pdes::LpGraph lp_graph_of(const topo::Topology& t, const std::vector<bool>& busy_hosts, const FlowDomains* domains) {
   pdes::LpGraph g;
   g.num_lps = static_cast<std::uint32_t>(t.nodes().size());
   g.weight.resize(g.num_lps);
@@ -33,6 +33,15 @@ pdes::LpGraph lp_graph_of(const topo::Topology& t, const std::vector<bool>& busy
     g.weight[n] = static_cast<std::uint32_t>(std::max<std::size_t>(1, load));
   }
   for (const topo::Link& l : t.links()) g.edges.push_back({l.a, l.b, l.latency});
+  if (domains)
+    for (topo::LinkId id = 0; id < t.links().size(); ++id) {
+      const std::uint32_t d = domains->domain_of_link[id];
+      if (d == kNoDomain) continue;
+      const topo::Link& l = t.link(id);
+      for (topo::NodeId end : {l.a, l.b})
+        if (t.node(end).kind == topo::NodeKind::Host && end != domains->home[d])
+          g.edges.push_back({end, domains->home[d], l.latency});
+    }
   return g;
 }
 
@@ -56,13 +65,28 @@ Fabric::Fabric(const topo::Topology& topology, const FabricParams& params, pdes:
   if (!options.busy_hosts.empty() && options.busy_hosts.size() != topology.num_hosts())
     throw std::invalid_argument("busy_hosts names " + std::to_string(options.busy_hosts.size()) + " hosts, the topology has " +
                                 std::to_string(topology.num_hosts()));
-  const pdes::LpGraph graph = lp_graph_of(topology, options.busy_hosts);
+  domains_ = flow_domains(topology, options.fidelity);
+  if (!domains_.empty() && options.fidelity.network == LinkModel::Flow &&
+      (params_.routing == RoutingMode::Spray || params_.routing == RoutingMode::Adaptive ||
+       params_.routing == RoutingMode::Valiant || params_.routing == RoutingMode::Ugal))
+    throw std::invalid_argument("routing " + std::string(to_string(params_.routing)) +
+                                " chooses per packet or by queue, which the flow model has neither of: give the "
+                                "network links packets (network=packet), or route them by ecmp, minimal or rail");
+  const pdes::LpGraph graph = lp_graph_of(topology, options.busy_hosts, &domains_);
   const pdes::Partition partition = pdes::make_partition(graph, transport.size(), options.partition, params_.seed);
   std::vector<bool> owned(graph.num_lps);
   for (topo::NodeId n = 0; n < graph.num_lps; ++n) owned[n] = partition.owner[n] == transport.rank();
-  routing_ = std::make_unique<RoutingTable>(topology, owned);
+  // A domain routes its messages at every switch of it.
+  std::vector<bool> routed = owned;
+  for (topo::LinkId id = 0; id < topology.links().size(); ++id) {
+    const std::uint32_t d = domains_.domain_of_link[id];
+    if (d == kNoDomain || !owned[domains_.home[d]]) continue;
+    routed[topology.link(id).a] = true;
+    routed[topology.link(id).b] = true;
+  }
+  routing_ = std::make_unique<RoutingTable>(topology, routed);
   chooser_ = std::make_unique<PortChooser>(topology, params_, *routing_);
-  context_ = std::make_unique<FabricContext>(FabricContext{topology, params_, *routing_, *chooser_});
+  context_ = std::make_unique<FabricContext>(FabricContext{topology, params_, *routing_, *chooser_, &domains_});
   pdes::EngineOptions engine_options{params_.seed, options.end_time, options.queue};
   engine_options.monitor = options.monitor;
   if (!options.sample_interval.is_infinite()) {
@@ -75,8 +99,12 @@ Fabric::Fabric(const topo::Topology& topology, const FabricParams& params, pdes:
   engine_ = std::make_unique<pdes::Engine>(graph, partition, transport, engine_options);
   for (pdes::LpId id : engine_->local_lps()) {
     const topo::Node& node = topology.node(id);
+    const auto home = std::find(domains_.home.begin(), domains_.home.end(), id);
     if (node.kind == topo::NodeKind::Host) {
       hosts_.push_back(&engine_->emplace<Host>(id, *context_, id, make_app ? make_app(node.index) : nullptr));
+    } else if (home != domains_.home.end()) {
+      const auto domain = static_cast<std::uint32_t>(home - domains_.home.begin());
+      flow_domains_.push_back(&engine_->emplace<FlowDomain>(id, *context_, domain));
     } else {
       switches_.push_back(&engine_->emplace<Switch>(id, *context_, id));
     }
@@ -120,10 +148,15 @@ FabricTotals Fabric::totals() {
     t.pfc_pauses += s.pauses_sent;
     t.max_switch_buffer_bytes = std::max(t.max_switch_buffer_bytes, s.max_buffered_bytes);
   }
+  for (const FlowDomain* d : flow_domains_) {
+    t.flow_messages += d->stats().messages;
+    t.flow_rate_changes += d->stats().rate_changes;
+  }
   std::uint64_t* counts[] = {&t.flows_started, &t.flows_delivered, &t.flows_acked, &t.bytes_delivered,
                              &t.data_packets,  &t.retransmits,     &t.timeouts,     &t.acks,
                              &t.nacks,         &t.cnps,            &t.packets_forwarded, &t.drops,
-                             &t.drops_despite_pfc, &t.ecn_marks,   &t.pfc_pauses};
+                             &t.drops_despite_pfc, &t.ecn_marks,   &t.pfc_pauses, &t.flow_messages,
+                             &t.flow_rate_changes};
   std::vector<std::uint64_t> sums;
   for (const std::uint64_t* c : counts) sums.push_back(*c);
   transport_.sum_integers(std::span(sums));
@@ -196,11 +229,13 @@ std::vector<std::uint64_t> Fabric::link_bytes() {
   };
   for (const Host* h : hosts_) add(*h);
   for (const Switch* s : switches_) add(*s);
+  for (const FlowDomain* d : flow_domains_)
+    for (const auto& [slot, bytes] : d->link_bytes()) mine.push_back({slot, bytes});
   const std::vector<Entry> all = pdes::gather_values(transport_, mine);
   std::vector<std::uint64_t> out;
   if (transport_.rank() != 0) return out;
   out.assign(2 * topology_.links().size(), 0);
-  for (const Entry& e : all) out[e.slot] = e.bytes;
+  for (const Entry& e : all) out[e.slot] += e.bytes;
   return out;
 }
 

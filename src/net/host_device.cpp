@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "collsim/net/fidelity.hpp"
+
 namespace collsim::net {
 
 namespace {
@@ -36,7 +38,7 @@ std::uint16_t Host::port_toward(HostIndex dst, std::uint64_t salt, std::uint32_t
   return candidates[mix(mix(ctx_.params.seed, salt), dst) % candidates.size()];
 }
 
-FlowId Host::start_flow(HostIndex dst, std::uint64_t bytes, std::uint8_t priority, FlowLabel label,
+FlowId Host::start_flow(HostIndex dst, std::uint64_t bytes, std::uint8_t priority, MessageHeader header,
                         std::uint32_t nic, QueuePair queue_pair) {
   if (dst == index_) throw std::invalid_argument("host " + std::to_string(index_) + " cannot send a flow to itself");
   if (dst >= ctx_.topology.num_hosts())
@@ -58,33 +60,64 @@ FlowId Host::start_flow(HostIndex dst, std::uint64_t bytes, std::uint8_t priorit
                   ? nic
                   : static_cast<std::uint32_t>(mix(mix(ctx_.params.seed, index_), id));
   f.port = port_toward(dst, f.entropy, nic);
-  f.label = label;
+  f.header = header;
   f.start = now();
   f.next_send = now();
   f.last_progress = now();
-  f.cc = make_congestion_control(ctx_.params, ports_[f.port].wire().bandwidth, now());
   ++stats_.flows_started;
   f.queue_pair = queue_pair;
+  const std::uint32_t domain =
+      ctx_.domains ? ctx_.domains->domain_of_link[ctx_.topology.ports(node_)[f.port].link] : kNoDomain;
+  FlowId before = kNoFlow;
   if (!queue_pair.none()) {
     const auto [tail, fresh] = queue_tail_.try_emplace(queue_pair, id);
     if (!fresh) {
+      before = tail->second;
       // A flow that left was done: it sent everything.
-      Sender* before = sender(tail->second);
-      if (before && (before->queued || before->highest_sent < before->packets)) {
-        before->behind = id;
+      Sender* earlier = sender(tail->second);
+      if (domain == kNoDomain && earlier && (earlier->queued || earlier->highest_sent < earlier->packets)) {
+        earlier->behind = id;
         f.queued = true;
       }
       tail->second = id;
     }
   }
+  if (domain != kNoDomain) {
+    start_fluid(f, domain, before);
+    return id;
+  }
+  f.cc = make_congestion_control(ctx_.params, ports_[f.port].wire().bandwidth, now());
   activate(id);
   try_transmit(f.port);
   return id;
 }
 
-void Host::set_timer(pdes::SimTime delay, std::uint64_t cookie) { schedule<&Host::on_app_timer>(id(), delay, AppTimer{cookie}); }
+void Host::start_fluid(Sender& f, std::uint32_t domain, FlowId after) {
+  f.fluid = true;
+  f.highest_sent = f.packets;  // nothing of it goes as packets
+  const FluidStart s{now(), f.bytes, f.header, f.id, index_, f.dst, after, f.entropy, f.port};
+  schedule<&FlowDomain::on_start>(ctx_.domains->home[domain], ports_[f.port].wire().latency, s);
+}
 
-void Host::on_app_timer(const AppTimer& t) { app_->on_timer(*this, t.cookie); }
+void Host::on_fluid_acked(const FluidAcked& a) {
+  Sender& f = *sender(a.flow);
+  f.done = true;
+  ++stats_.flows_acked;
+  const FlowEnd end{index_, f.dst, f.id, f.bytes, f.start, now(), 0, f.header};
+  if (app_) app_->on_acked(*this, end);
+  retire_done_flows();
+}
+
+void Host::on_fluid_delivered(const FluidDelivered& d) {
+  ++stats_.flows_delivered;
+  stats_.bytes_delivered += d.bytes;
+  const FlowEnd end{d.src, index_, d.flow, d.bytes, d.first, now(), 0, d.header};
+  if (app_) app_->on_delivered(*this, end);
+}
+
+void Host::set_timer(pdes::SimTime delay, std::uint64_t timer) { schedule<&Host::on_app_timer>(id(), delay, AppTimer{timer}); }
+
+void Host::on_app_timer(const AppTimer& t) { app_->on_timer(*this, t.timer); }
 
 void Host::activate(std::uint32_t flow) {
   Sender& f = *sender(flow);
@@ -172,8 +205,7 @@ void Host::send_data(Sender& f) {
   const std::uint64_t offset = std::uint64_t{seq} * fp.mtu_bytes;
   p.bytes = static_cast<std::uint16_t>(std::min<std::uint64_t>(fp.mtu_bytes, f.bytes - std::min(offset, f.bytes)));
   p.wire_bytes = static_cast<std::uint16_t>(p.bytes + fp.header_bytes);
-  p.app_op = f.label.op;
-  p.app_info = f.label.info;
+  p.header = f.header;
   p.priority = f.priority;
   p.entropy = fp.routing == RoutingMode::Spray ? static_cast<std::uint32_t>(mix(f.entropy, seq)) : f.entropy;
   if (fp.ecn) p.flags |= packet_flag::kEcnCapable;
@@ -262,7 +294,7 @@ void Host::receive_data(const Packet& p) {
   }
   if (r.count == 0 && r.got.empty()) {
     r.first = now();
-    r.label = FlowLabel{p.app_op, p.app_info};
+    r.header = p.header;
   }
   if (p.flags & packet_flag::kEcnMarked) {
     ++stats_.ecn_marked_received;
@@ -313,7 +345,7 @@ void Host::receive_data(const Packet& p) {
     r.delivered = true;
     ++stats_.flows_delivered;
     stats_.bytes_delivered += r.bytes;
-    const FlowEnd end{p.src, index_, p.flow, r.bytes, r.first, now(), 0, r.label};
+    const FlowEnd end{p.src, index_, p.flow, r.bytes, r.first, now(), 0, r.header};
     if (fp.lossless) {
       receivers_.erase(receiver_key(p.src, p.flow));
       last_receiver_key_ = ~std::uint64_t{0};
@@ -357,7 +389,7 @@ void Host::receive_ack(const Packet& p) {
       f.active = false;
     }
     f.cc.reset();
-    const FlowEnd end{index_, f.dst, f.id, f.bytes, f.start, now(), f.retransmits, f.label};
+    const FlowEnd end{index_, f.dst, f.id, f.bytes, f.start, now(), f.retransmits, f.header};
     if (app_) app_->on_acked(*this, end);
     retire_done_flows();
     return;

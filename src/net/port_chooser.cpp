@@ -25,6 +25,10 @@ PortChooser::PortChooser(const topo::Topology& t, const FabricParams& params, co
     throw std::invalid_argument(std::string(to_string(params.routing)) + " routing needs a dragonfly topology (kind: dragonfly), '" +
                                 t.name() + "' is " + t.kind());
   if (t.dragonfly() && (params.routing == RoutingMode::Valiant || params.routing == RoutingMode::Ugal)) {
+    // A packet names its intermediate router in 16 bits.
+    if (switch_count_ >= 0xFFFFu)
+      throw std::invalid_argument(std::string(to_string(params.routing)) + " routing handles at most 65534 routers; '" +
+                                  t.name() + "' has " + std::to_string(switch_count_));
     // Hop counts between every pair of switches, by breadth-first search from each.
     const std::uint32_t n = switch_count_;
     const auto& node_of = switch_node_;
@@ -95,6 +99,23 @@ std::uint16_t PortChooser::choose(topo::NodeId node, Packet& p, const std::vecto
   return hashed(node, p, table_.next_ports(node, p.dst));
 }
 
+std::uint16_t PortChooser::choose_for_flow(topo::NodeId node, HostIndex src, HostIndex dst,
+                                           std::uint32_t entropy) const {
+  Packet p;
+  p.src = src;
+  p.dst = dst;
+  p.entropy = entropy;
+  switch (params_.routing) {
+    case RoutingMode::DimensionOrder: return dimension_order(node, p);
+    case RoutingMode::Rail: {
+      const auto c = table_.next_ports(node, dst);
+      if (c.empty()) no_route(node, p);
+      return c[entropy % c.size()];
+    }
+    default: return hashed(node, p, table_.next_ports(node, dst));
+  }
+}
+
 std::uint16_t PortChooser::dimension_order(topo::NodeId node, const Packet& p) const {
   const topo::NodeId target = attached_switch_[p.dst];
   if (node == target) return table_.next_ports(node, p.dst).front();
@@ -162,10 +183,10 @@ std::uint16_t PortChooser::dragonfly(topo::NodeId node, Packet& p, const std::ve
       const std::uint64_t val_hops = router_distance(node, via) + router_distance(via, dst_router) + 1;
       detour = (ports[val_port].class_bytes(p.priority) + 1) * val_hops < (ports[min_port].class_bytes(p.priority) + 1) * min_hops;
     }
-    if (detour) p.via = via + 1;
+    if (detour) p.via = static_cast<std::uint16_t>(g * a + r + 1);
   }
   if (p.via != 0) {
-    const topo::NodeId via = p.via - 1;
+    const topo::NodeId via = switch_node_[p.via - 1u];
     if (node == via) {
       p.via = 0;  // reached the intermediate router: minimal from here
     } else {

@@ -235,7 +235,7 @@ TEST(FabricExecutor, AMessageNobodyReceivesIsReported) {
   EXPECT_NE(r.blocked[0].find("rank 1 op 0 (recv 100 b from 0 tag 5"), std::string::npos) << r.blocked[0];
   ASSERT_EQ(r.unmatched.size(), 1u);
   EXPECT_EQ(r.unmatched[0],
-            "rank 1: message from rank 0 tag 6 (op 0 (send 100 b to 1 tag 6 cpu 0 nic 0) of rank 0) was never received");
+            "rank 1: message from rank 0 tag 6 (100 bytes, eager) was never received");
 }
 
 TEST(FabricExecutor, RunsTheSharedGoalSamples) {

@@ -29,7 +29,7 @@ ScaleUpMessages whole_star_is_one_server(std::uint32_t hosts) {
   return s;
 }
 
-FabricRun run(const goal::Schedule& s, bool messages) {
+SimulationRun run(const goal::Schedule& s, bool messages) {
   auto transport = pdes::make_local_transport();
   const topo::Topology t = net::testing::star(s.num_ranks(), Bandwidth::gbps(100), pdes::SimTime::ns(1000));
   PacketHostParams host;
@@ -66,14 +66,14 @@ TEST(ScaleUpMessages, OneRendezvousMessageTakesWhatTheDelaysAddUpTo) {
   b.add(goal::Op::recv(1 << 20, 0));
   b.end_rank();
   const goal::Schedule s = b.finish();
-  const FabricRun m = run(s, true);
+  const SimulationRun m = run(s, true);
   ASSERT_TRUE(m.result.complete);
   ASSERT_EQ(m.result.op_times.size(), 2u);
   EXPECT_EQ(m.result.op_times[0].end_ps, 93'242'880);
   EXPECT_EQ(m.result.op_times[1].end_ps, 91'268'480);
   // As packets the data's last byte arrives one packet's store-and-forward later:
   // 4,046,080 + 5,120 + 2 us + (4,160 + 1,064,960) × 80 = 91,580,800 (0.3 % later).
-  const FabricRun p = run(s, false);
+  const SimulationRun p = run(s, false);
   ASSERT_TRUE(p.result.complete);
   EXPECT_EQ(p.result.op_times[1].end_ps, 91'580'800);
 }
@@ -84,7 +84,7 @@ coll::Plan plan(coll::Collective c, const char* algorithm, std::uint32_t n, std:
 
 // The packet model's makespan, the message model's, and the events of each.
 void expect_close(const goal::Schedule& s, double tolerance, const char* what) {
-  const FabricRun p = run(s, false), m = run(s, true);
+  const SimulationRun p = run(s, false), m = run(s, true);
   ASSERT_TRUE(p.result.complete) << what;
   ASSERT_TRUE(m.result.complete) << what;
   const double ratio = static_cast<double>(m.result.makespan_ps) / static_cast<double>(p.result.makespan_ps);

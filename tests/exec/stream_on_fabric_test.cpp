@@ -52,7 +52,7 @@ topo::Topology star(std::uint32_t hosts) {
   return net::testing::star(hosts, Bandwidth::gbps(100), pdes::SimTime::ns(1000));
 }
 
-FabricRun whole(const goal::Schedule& s, const Placement& placement, const PacketHostParams& host = {}) {
+SimulationRun whole(const goal::Schedule& s, const Placement& placement, const PacketHostParams& host = {}) {
   auto transport = pdes::make_local_transport();
   return run_on_fabric(star(static_cast<std::uint32_t>(placement.ranks_on.size())), net::FabricParams{}, *transport,
                        net::FabricOptions{}, s, placement, host);
@@ -64,11 +64,11 @@ struct Finished {
   std::uint64_t start, end;
 };
 
-FabricRun streamed(const goal::Schedule& s, const Placement& placement, std::uint32_t piece_ops,
+SimulationRun streamed(const goal::Schedule& s, const Placement& placement, std::uint32_t piece_ops,
                    const PacketHostParams& host = {}, std::vector<Finished>* finished = nullptr) {
   auto transport = pdes::make_local_transport();
   PiecesOf stream(s, piece_ops);
-  StreamOpFinished hear;
+  OpFinished hear;
   if (finished)
     hear = [finished](goal::RankId r, std::uint8_t label, std::uint64_t start, std::uint64_t end) {
       finished->push_back({r, label, start, end});
@@ -79,7 +79,7 @@ FabricRun streamed(const goal::Schedule& s, const Placement& placement, std::uin
 
 Placement linear(std::uint32_t ranks) { return make_placement(PlacementMethod::Linear, ranks, ranks); }
 
-void expect_same(const FabricRun& a, const FabricRun& b) {
+void expect_same(const SimulationRun& a, const SimulationRun& b) {
   ASSERT_TRUE(a.result.complete);
   ASSERT_TRUE(b.result.complete);
   EXPECT_EQ(a.result.makespan_ps, b.result.makespan_ps);
@@ -117,7 +117,7 @@ TEST(StreamOnFabric, EagerMessagesBounceInOneWayTimesEach) {
   // 6 × 3,148,160 + 5 × 5,120 = 18,914,560 ps on rank 1.
   const goal::Schedule s = bounce(10000, 3);
   std::vector<Finished> finished;
-  const FabricRun r = streamed(s, linear(2), 2, {}, &finished);
+  const SimulationRun r = streamed(s, linear(2), 2, {}, &finished);
   ASSERT_TRUE(r.result.complete);
   EXPECT_EQ(r.result.rank_finish_ps[1], 18'914'560 + 2 * kLinkPs + 2 * 64 * kPsPerByte);  // its send's ACK
   EXPECT_EQ(r.result.rank_finish_ps[0], 18'914'560);
@@ -187,7 +187,7 @@ TEST(StreamOnFabric, ADeadlockAndAnUnreceivedMessageAreReported) {
   b.add(goal::Op::send(100, 0, 9));
   b.end_rank();
   const goal::Schedule s = b.finish();
-  const FabricRun r = streamed(s, linear(3), 1);
+  const SimulationRun r = streamed(s, linear(3), 1);
   EXPECT_FALSE(r.result.complete);
   EXPECT_EQ(r.result.ops_completed, 1u);  // rank 2's send, acknowledged
   ASSERT_EQ(r.result.blocked.size(), 4u);
@@ -198,15 +198,25 @@ TEST(StreamOnFabric, ADeadlockAndAnUnreceivedMessageAreReported) {
   EXPECT_EQ(r.result.unmatched[0], "rank 0: message from rank 2 tag 9 (100 bytes, eager) was never received");
 }
 
-TEST(StreamOnFabric, RefusesMoreRanksOnAHostThanItsLabelsName) {
-  goal::ScheduleBuilder b(129);
-  for (goal::RankId r = 0; r < 129; ++r) {
+TEST(StreamOnFabric, RefusesMoreRanksOnAHostThanAMessageHeaderNames) {
+  const std::uint32_t n = net::kMaxRanksPerHost + 1;
+  goal::ScheduleBuilder b(n);
+  for (goal::RankId r = 0; r < n; ++r) {
     b.begin_rank(r);
     b.add(goal::Op::calc(1));
     b.end_rank();
   }
   const goal::Schedule s = b.finish();
-  EXPECT_THROW(streamed(s, placement_from_hosts(std::vector<std::uint32_t>(129, 0), 2), 1), std::invalid_argument);
+  EXPECT_THROW(streamed(s, placement_from_hosts(std::vector<std::uint32_t>(n, 0), 2), 1), std::invalid_argument);
+  // One fewer fits.
+  const std::uint32_t fits = net::kMaxRanksPerHost;
+  goal::ScheduleBuilder c(fits);
+  for (goal::RankId r = 0; r < fits; ++r) {
+    c.begin_rank(r);
+    c.add(goal::Op::calc(1));
+    c.end_rank();
+  }
+  EXPECT_TRUE(streamed(c.finish(), placement_from_hosts(std::vector<std::uint32_t>(fits, 0), 2), 1).result.complete);
 }
 
 }  // namespace

@@ -112,9 +112,9 @@ class Run(unittest.TestCase):
         # packet model no LogGOPS parameters.
         base = ("run", "--quiet", "--coll", "allreduce", "--bytes", "1MiB", "--ranks", "8")
         for args, message in [
-            (("--network", "loggops", "--end", "1us"), "--end: applies to --network packet only"),
-            (("--network", "loggops", "--cc", "dcqcn"), "--cc: applies to --network packet only"),
-            (("--network", "loggops", "--placement", "random"), "--placement: applies to --network packet only"),
+            (("--network", "loggops", "--end", "1us"), "--end: applies to --network packet or flow only"),
+            (("--network", "loggops", "--cc", "dcqcn"), "--cc: applies to --network packet or flow only"),
+            (("--network", "loggops", "--placement", "random"), "--placement: applies to --network packet or flow only"),
             (("--topology", f"{ROOT}/topologies/leaf_spine_64.yaml", "--loggops-set", "G=5"),
              "--loggops-set: applies to --network loggops only"),
             (("--topology", f"{ROOT}/topologies/leaf_spine_64.yaml", "--cc", "none", "--set", "cc=dcqcn"),

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "collsim/net/fabric_params.hpp"
+#include "collsim/net/fidelity.hpp"
+#include "collsim/net/flow_domain.hpp"
 #include "collsim/net/host_device.hpp"
 #include "collsim/net/link_sampler.hpp"
 #include "collsim/net/port_chooser.hpp"
@@ -33,6 +35,8 @@ struct FabricOptions {
   // Hosts that run something, by host index (empty: all): the partition balances their load
   // (see lp_graph_of).
   std::vector<bool> busy_hosts;
+  // Which links run the flow model (the rest are packets).
+  Fidelity fidelity;
 };
 
 // Totals over every device of every rank.
@@ -53,6 +57,8 @@ struct FabricTotals {
   std::uint64_t ecn_marks = 0;
   std::uint64_t pfc_pauses = 0;
   std::uint64_t max_switch_buffer_bytes = 0;
+  std::uint64_t flow_messages = 0;      // carried by flow domains
+  std::uint64_t flow_rate_changes = 0;  // messages re-rated by a flow domain
 };
 
 using HostAppFactory = std::function<std::unique_ptr<HostApp>(HostIndex)>;
@@ -85,11 +91,14 @@ class Fabric {
   // The devices this rank owns.
   const std::vector<Host*>& local_hosts() const { return hosts_; }
   const std::vector<Switch*>& local_switches() const { return switches_; }
+  const std::vector<FlowDomain*>& local_flow_domains() const { return flow_domains_; }
+  const FlowDomains& domains() const { return domains_; }
 
  private:
   const topo::Topology& topology_;
   FabricParams params_;
   pdes::Transport& transport_;
+  FlowDomains domains_;
   std::unique_ptr<RoutingTable> routing_;
   std::unique_ptr<PortChooser> chooser_;
   std::unique_ptr<FabricContext> context_;
@@ -98,13 +107,17 @@ class Fabric {
   std::unique_ptr<pdes::Engine> engine_;
   std::vector<Host*> hosts_;
   std::vector<Switch*> switches_;
+  std::vector<FlowDomain*> flow_domains_;
 };
 
 // The LP graph of a topology: one LP per node, one edge per link with its latency. An LP's
 // weight, its expected load, is its number of ports; when some hosts run nothing
 // (`busy_hosts`, by host index; empty: all busy), only busy hosts and the switch ports that
 // face them weigh, so that a job on part of a cluster is split over the ranks rather than
-// balanced against the idle rest.
-pdes::LpGraph lp_graph_of(const topo::Topology& topology, const std::vector<bool>& busy_hosts = {});
+// balanced against the idle rest. With flow domains, each host of a domain is also joined to the
+// domain's home by the latency of its link into the domain: the flow model's events travel
+// between them.
+pdes::LpGraph lp_graph_of(const topo::Topology& topology, const std::vector<bool>& busy_hosts = {},
+                          const FlowDomains* domains = nullptr);
 
 }  // namespace collsim::net

@@ -8,12 +8,15 @@
 namespace collsim::net {
 
 class PortChooser;
+struct FlowDomains;
 
 struct FabricContext {
   const topo::Topology& topology;
   const FabricParams& params;
   const RoutingTable& routing;
   const PortChooser& chooser;
+  // Which links the flow model carries, and the LP (a switch's node id) running each domain.
+  const FlowDomains* domains = nullptr;
 };
 
 // A well-mixed hash of a few values: ECMP port choice, spraying, ECN sampling.

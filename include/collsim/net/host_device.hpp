@@ -17,17 +17,12 @@
 
 #include "collsim/net/congestion_control.hpp"
 #include "collsim/net/device.hpp"
+#include "collsim/net/flow_domain.hpp"
+#include "collsim/net/message.hpp"
 
 namespace collsim::net {
 
 class Host;
-
-// Two words an application attaches to a flow; they travel in its data packets, so the
-// receiver learns them whichever rank simulates the sender.
-struct FlowLabel {
-  std::uint32_t op = 0;
-  std::uint16_t info = 0;
-};
 
 // Names a sequence of flows that leave in the order they were started, as the messages of
 // one RDMA queue pair (or NCCL connection) do: a flow waits until the flow started before it
@@ -48,16 +43,19 @@ struct FlowEnd {
   pdes::SimTime start;    // sender: start_flow(); receiver: first packet's arrival
   pdes::SimTime end;      // receiver: last byte arrived; sender: last byte acknowledged
   std::uint64_t retransmits = 0;  // sender only
-  FlowLabel label;                // what the sender attached to the flow
+  MessageHeader header;           // what the sender attached to the flow
 };
 
+// What runs above the network on a host: it sends messages (Host::start_flow) and sets timers
+// (Host::set_timer), and hears of them here.
 class HostApp {
  public:
   virtual ~HostApp() = default;
   virtual void start(Host&) {}
-  virtual void on_timer(Host&, std::uint64_t /*cookie*/) {}
-  virtual void on_delivered(Host&, const FlowEnd&) {}  // at the receiver
-  virtual void on_acked(Host&, const FlowEnd&) {}      // at the sender
+  // `timer`: the number the application gave it in Host::set_timer.
+  virtual void on_timer(Host&, std::uint64_t /*timer*/) {}
+  virtual void on_delivered(Host&, const FlowEnd&) {}  // at the receiver: the last byte arrived
+  virtual void on_acked(Host&, const FlowEnd&) {}      // at the sender: the last byte was acknowledged
 };
 
 struct HostStats {
@@ -81,7 +79,7 @@ struct FlowTimer {
   std::uint8_t kind;  // 0: retransmission timeout, 1: congestion control
 };
 struct AppTimer {
-  std::uint64_t cookie;
+  std::uint64_t timer;
 };
 
 namespace detail {
@@ -100,8 +98,9 @@ struct Sender {
   bool active = false;             // in its port's turn list
   bool queued = false;             // waits for the flow before it on its queue pair
   bool done = false;
+  bool fluid = false;              // carried by a flow domain, not as packets
   FlowId behind = 0xFFFFFFFFu;     // the next flow of its queue pair, if any
-  FlowLabel label;
+  MessageHeader header;
   std::uint32_t entropy = 0;
   pdes::SimTime start;
   pdes::SimTime next_send;         // pacing
@@ -125,7 +124,7 @@ struct Receiver {
   bool marked_since_ack = false;   // an ECN mark the next (coalesced) ACK must echo
   std::uint32_t nacked = 0xFFFFFFFFu;  // `expected` at the last NACK
   std::uint64_t bytes = 0;
-  FlowLabel label;
+  MessageHeader header;
   pdes::SimTime first;
   pdes::SimTime last_cnp = pdes::SimTime::ps(-1);
   bool delivered = false;
@@ -145,10 +144,11 @@ class Host final : public Device {
   // kAnyNic to let the routing hash choose. A GPU's NVLink port leads only to its own server
   // and its NIC only to the others, so a GOAL op's `nic` can never send a message astray.
   static constexpr std::uint32_t kAnyNic = 0xFFFFFFFFu;
-  FlowId start_flow(HostIndex dst, std::uint64_t bytes, std::uint8_t priority = 0, FlowLabel label = {},
+  FlowId start_flow(HostIndex dst, std::uint64_t bytes, std::uint8_t priority = 0, MessageHeader header = {},
                     std::uint32_t nic = kAnyNic, QueuePair queue_pair = {});
   std::size_t num_nics() const { return ports_.size(); }
-  void set_timer(pdes::SimTime delay, std::uint64_t cookie);
+  // The application hears `timer` back in HostApp::on_timer after `delay`.
+  void set_timer(pdes::SimTime delay, std::uint64_t timer);
   HostApp& app() { return *app_; }
 
   const HostStats& stats() const { return stats_; }
@@ -167,9 +167,12 @@ class Host final : public Device {
   void on_port_free(const PortWakeup& w);
   void on_flow_timer(const FlowTimer& t);
   void on_app_timer(const AppTimer& t);
+  // A flow domain carried a message of this host's to its receiver, or one to this host.
+  void on_fluid_acked(const FluidAcked& a);
+  void on_fluid_delivered(const FluidDelivered& d);
 
-  using Handlers =
-      pdes::Handlers<&Host::on_packet, &Host::on_port_free, &Host::on_flow_timer, &Host::on_app_timer>;
+  using Handlers = pdes::Handlers<&Host::on_packet, &Host::on_port_free, &Host::on_flow_timer, &Host::on_app_timer,
+                                  &Host::on_fluid_acked, &Host::on_fluid_delivered>;
 
  private:
   using Sender = detail::Sender;
@@ -182,6 +185,9 @@ class Host final : public Device {
   };
 
   std::uint16_t port_toward(HostIndex dst, std::uint64_t salt, std::uint32_t nic = kAnyNic) const;
+  // Hands flow `f` (just started, leaving on a flow link) to its domain; `after` is the flow
+  // before it on its queue pair.
+  void start_fluid(Sender& f, std::uint32_t domain, FlowId after);
   void activate(std::uint32_t flow);
   // Lets the flow queued behind `f` (which has sent its last packet) take its turns.
   void release_next(Sender& f);

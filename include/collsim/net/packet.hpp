@@ -4,13 +4,11 @@
 
 #include <cstdint>
 
+#include "collsim/net/message.hpp"
 #include "collsim/pdes/event.hpp"
 #include "collsim/pdes/sim_time.hpp"
 
 namespace collsim::net {
-
-using HostIndex = std::uint32_t;
-using FlowId = std::uint32_t;
 
 enum class PacketKind : std::uint8_t {
   Data,   // `seq`: packet number in the flow; `bytes`: payload carried
@@ -42,10 +40,9 @@ struct Packet {
   std::uint8_t priority = 0;     // traffic class, 0 = highest
   std::uint8_t hops = 0;
   std::uint32_t entropy = 0;     // hashed by ECMP; per flow, or per packet when spraying
-  std::uint32_t via = 0;         // Valiant/UGAL: intermediate router + 1, 0 = none
+  std::uint16_t via = 0;         // Valiant/UGAL: the intermediate router's switch index + 1, 0 = none
   std::uint16_t in_port = 0;     // set by the sending port: the receiver's port it arrives on
-  std::uint16_t app_info = 0;    // for the application above the transport (see Host::start_flow)
-  std::uint32_t app_op = 0;      // likewise: data packets carry their flow's two words
+  MessageHeader header;          // data packets: their message's header, for the receiver's application
   pdes::SimTime sent;            // when its sender put it on the wire (echoed by ACKs)
 };
 static_assert(sizeof(Packet) == 48);

@@ -28,6 +28,10 @@ class PortChooser {
 
   std::uint16_t choose(topo::NodeId node, Packet& p, const std::vector<OutputPort>& ports,
                        pdes::RandomStream& random) const;
+  // The port a whole message takes from `node` under the flow model: its rail, its
+  // dimension-order hop, or otherwise its ECMP hash (the modes that choose per packet or by
+  // queue are the packet model's).
+  std::uint16_t choose_for_flow(topo::NodeId node, HostIndex src, HostIndex dst, std::uint32_t entropy) const;
 
  private:
   [[noreturn]] void no_route(topo::NodeId node, const Packet& p) const;

@@ -1,0 +1,322 @@
+#include "host_executor.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "schedule_ops.hpp"
+#include "streamed_ops.hpp"
+
+namespace collsim::exec {
+
+using goal::LocalOp;
+using goal::OpKind;
+
+template <typename Store>
+HostExecutor<Store>::HostExecutor(Store& store, const Placement& placement, const PacketHostParams& params,
+                                  std::uint32_t host, bool record_flows)
+    : store_(store),
+      placement_(placement),
+      params_(params),
+      host_(host),
+      record_flows_(record_flows),
+      scale_up_(params.scale_up, host) {
+  const auto& on = placement.ranks_on[host];
+  if (on.size() > net::kMaxRanksPerHost)
+    throw std::invalid_argument("a host runs at most " + std::to_string(net::kMaxRanksPerHost) + " ranks; host " +
+                                std::to_string(host) + " has " + std::to_string(on.size()));
+  ranks_.resize(on.size());
+  for (std::size_t s = 0; s < on.size(); ++s) {
+    ranks_[s].rank = on[s];
+    store_.hold(on[s]);
+  }
+}
+
+template <typename Store>
+void HostExecutor<Store>::start(net::Host& host) {
+  for (std::uint32_t slot = 0; slot < ranks_.size(); ++slot)
+    store_.initially_ready(ranks_[slot].rank, [&](LocalOp op) { became_ready(slot, op); });
+  drain(host);
+}
+
+// Ready ops are handled here, not from inside the callbacks that made them ready, so that long
+// chains of ops starting at the same instant do not recurse.
+template <typename Store>
+void HostExecutor<Store>::drain(net::Host& host) {
+  if (draining_) return;
+  draining_ = true;
+  for (std::size_t k = 0; k < ready_.size(); ++k) run_ready(host, ready_[k].slot, ready_[k].op);
+  ready_.clear();
+  draining_ = false;
+}
+
+template <typename Store>
+void HostExecutor<Store>::run_ready(net::Host& host, std::uint32_t slot, LocalOp op) {
+  const OpInfo info = store_.op(ranks_[slot].rank, op);
+  if (info.kind != OpKind::Recv) {
+    want_cpu(host, slot, op);
+    return;
+  }
+  // Posting a receive costs nothing; the cpu is charged when its message has arrived.
+  const std::uint32_t tag = store_.tag(ranks_[slot].rank, op);
+  start_op(host, slot, op);
+  if (auto m = ranks_[slot].match.post(info.peer, tag, op)) matched(host, slot, op, *m);
+}
+
+template <typename Store>
+void HostExecutor<Store>::want_cpu(net::Host& host, std::uint32_t slot, LocalOp op) {
+  if (ranks_[slot].cpus.take(store_.op(ranks_[slot].rank, op).cpu, op)) use_cpu(host, slot, op);
+}
+
+template <typename Store>
+void HostExecutor<Store>::use_cpu(net::Host& host, std::uint32_t slot, LocalOp op) {
+  const OpInfo info = store_.op(ranks_[slot].rank, op);
+  std::int64_t busy_ps = 0;
+  switch (info.kind) {
+    case OpKind::Calc:
+      busy_ps = static_cast<std::int64_t>(info.size) * 1000;
+      start_op(host, slot, op);
+      break;
+    case OpKind::Send:
+      busy_ps = host_overhead_ps(params_, info.size);
+      start_op(host, slot, op);
+      break;
+    case OpKind::Recv: busy_ps = host_overhead_ps(params_, ranks_[slot].recv_bytes.at(op)); break;
+  }
+  set_timer(host, busy_ps, HostTimer{HostTimer::Kind::Cpu, slot, op});
+}
+
+template <typename Store>
+void HostExecutor<Store>::on_timer(net::Host& host, std::uint64_t timer) {
+  const HostTimer t = timers_.take(timer);
+  if (t.kind != HostTimer::Kind::Cpu) return scale_up_timer(host, t);
+  RankRuntime& rt = ranks_[t.slot];
+  const OpInfo info = store_.op(rt.rank, t.op);
+  switch (info.kind) {
+    case OpKind::Calc:
+    case OpKind::Recv: finish_op(host, t.slot, t.op); break;
+    case OpKind::Send: transmit(host, t.slot, t.op); break;
+  }
+  if (const std::optional<LocalOp> next = rt.cpus.pass(info.cpu)) use_cpu(host, t.slot, *next);
+  drain(host);
+}
+
+template <typename Store>
+void HostExecutor<Store>::start_op(net::Host& host, std::uint32_t slot, LocalOp op) {
+  store_.start(ranks_[slot].rank, op, static_cast<std::uint64_t>(host.time().picoseconds()),
+               [&](LocalOp d) { became_ready(slot, d); });
+}
+
+template <typename Store>
+void HostExecutor<Store>::finish_op(net::Host& host, std::uint32_t slot, LocalOp op) {
+  RankRuntime& rt = ranks_[slot];
+  const std::int64_t now = host.time().picoseconds();
+  rt.finish_ps = std::max(rt.finish_ps, now);
+  ++rt.ops_done;
+  const OpInfo info = store_.op(rt.rank, op);  // finishing may retire the op
+  if (info.kind == OpKind::Send) {
+    ++rt.messages;
+    rt.bytes += info.size;
+  } else if (info.kind == OpKind::Recv) {
+    rt.recv_bytes.erase(op);
+  }
+  store_.finish(rt.rank, op, static_cast<std::uint64_t>(now), [&](LocalOp d) { became_ready(slot, d); });
+}
+
+template <typename Store>
+void HostExecutor<Store>::transmit(net::Host& host, std::uint32_t slot, LocalOp op) {
+  RankRuntime& rt = ranks_[slot];
+  const OpInfo info = store_.op(rt.rank, op);
+  const std::uint32_t tag = store_.tag(rt.rank, op);
+  const goal::RankId dst = info.peer;
+  const std::uint32_t dst_host = placement_.host_of[dst];
+  const std::uint32_t dst_slot = placement_.slot_of(dst);
+  if (dst_host == host_) {
+    // Ranks on one host exchange through memory: the message is there at once.
+    finish_op(host, slot, op);
+    arrive(host, dst_slot, Arrival{rt.rank, Kind::Eager, tag, info.size, 0, 0});
+    return;
+  }
+  const net::QueuePair qp = message_queue_pair(slot, dst, tag, info.nic);
+  if (info.size <= params_.eager_limit_bytes) {
+    const net::FlowId flow = host.start_flow(dst_host, info.size, 0, header(Kind::Eager, tag, slot, dst_slot), info.nic, qp);
+    sending_.emplace(flow, OpRef{slot, op});
+  } else {
+    const net::FlowId request =
+        host.start_flow(dst_host, params_.control_bytes, 0, header(Kind::Request, tag, slot, dst_slot), info.nic, qp);
+    requests_.emplace(request, OpRef{slot, op});
+  }
+}
+
+template <typename Store>
+void HostExecutor<Store>::arrive(net::Host& host, std::uint32_t slot, const Arrival& a) {
+  if (auto recv = ranks_[slot].match.arrive(a.sender, a.tag, a)) matched(host, slot, *recv, a);
+}
+
+template <typename Store>
+void HostExecutor<Store>::matched(net::Host& host, std::uint32_t slot, LocalOp recv, const Arrival& a) {
+  RankRuntime& rt = ranks_[slot];
+  const OpInfo info = store_.op(rt.rank, recv);
+  if (a.kind == Kind::Eager) {
+    rt.recv_bytes[recv] = a.bytes;
+    want_cpu(host, slot, recv);
+    return;
+  }
+  // A request: its size does not travel with it; the receive's own stands for it until the
+  // data brings the real one (they are equal in every schedule the lowering makes).
+  rt.recv_bytes[recv] = info.size;
+  awaiting_data_[RequestKey{a.src_host, a.flow}] = OpRef{slot, recv};
+  host.start_flow(a.src_host, params_.control_bytes, 0,
+                  header(Kind::ClearToSend, a.flow, slot, placement_.slot_of(a.sender)), info.nic,
+                  message_queue_pair(slot, a.sender, a.tag, info.nic));
+}
+
+template <typename Store>
+void HostExecutor<Store>::on_delivered(net::Host& host, const net::FlowEnd& end) {
+  const net::MessageHeader& h = end.header;
+  if (record_flows_ && (h.kind == Kind::Eager || h.kind == Kind::Data))
+    flow_arrivals_.push_back({end.src, end.flow, end.end.picoseconds()});
+  switch (h.kind) {
+    case Kind::Eager:
+    case Kind::Request: {
+      const goal::RankId sender = placement_.ranks_on[end.src][h.sender_slot];
+      arrive(host, h.receiver_slot, Arrival{sender, h.kind, h.tag, end.bytes, end.src, end.flow});
+      break;
+    }
+    case Kind::ClearToSend: {
+      // We are the sender: the header names our request.
+      const auto it = requests_.find(h.tag);
+      const OpRef send = it->second;
+      requests_.erase(it);
+      send_data(host, send.slot, send.op, end.src, h.tag);
+      break;
+    }
+    case Kind::Data: {
+      const auto it = awaiting_data_.find(RequestKey{end.src, h.tag});
+      const OpRef recv = it->second;
+      awaiting_data_.erase(it);
+      RankRuntime& rt = ranks_[recv.slot];
+      if (scale_up_.reaches(end.src)) {
+        // A notice: the data comes in over our port from now, after what it is taking in.
+        const std::int64_t now = host.time().picoseconds();
+        const std::int64_t in = scale_up_.arrive(now, rt.recv_bytes.at(recv.op));
+        set_timer(host, in - now, HostTimer{HostTimer::Kind::DataIn, recv.slot, recv.op});
+        break;
+      }
+      rt.recv_bytes[recv.op] = end.bytes;
+      want_cpu(host, recv.slot, recv.op);
+      break;
+    }
+  }
+  drain(host);
+}
+
+template <typename Store>
+void HostExecutor<Store>::send_data(net::Host& host, std::uint32_t slot, LocalOp op, std::uint32_t dst_host,
+                                    net::FlowId request) {
+  const OpInfo info = store_.op(ranks_[slot].rank, op);
+  const std::uint32_t tag = store_.tag(ranks_[slot].rank, op);
+  if (!scale_up_.reaches(dst_host)) {
+    const net::FlowId flow = host.start_flow(dst_host, info.size, 0,
+                                             header(Kind::Data, request, slot, placement_.slot_of(info.peer)), info.nic,
+                                             message_queue_pair(slot, info.peer, tag, info.nic));
+    sending_.emplace(flow, OpRef{slot, op});
+    return;
+  }
+  // The notice goes as the data starts leaving.
+  const std::int64_t now = host.time().picoseconds();
+  const ScaleUpPort::Departure d = scale_up_.depart(now, info.size);
+  set_timer(host, d.done_ps - now, HostTimer{HostTimer::Kind::SendDone, slot, op});
+  const HostTimer notice{HostTimer::Kind::NoticeStart, slot, op, request};
+  if (d.start_ps == now) {
+    scale_up_timer(host, notice);
+  } else {
+    set_timer(host, d.start_ps - now, notice);
+  }
+}
+
+template <typename Store>
+void HostExecutor<Store>::scale_up_timer(net::Host& host, const HostTimer& t) {
+  switch (t.kind) {
+    case HostTimer::Kind::NoticeStart: {
+      const OpInfo info = store_.op(ranks_[t.slot].rank, t.op);
+      host.start_flow(placement_.host_of[info.peer], params_.control_bytes, 0,
+                      header(Kind::Data, t.request, t.slot, placement_.slot_of(info.peer)), info.nic,
+                      message_queue_pair(t.slot, info.peer, store_.tag(ranks_[t.slot].rank, t.op), info.nic));
+      return;
+    }
+    case HostTimer::Kind::SendDone: finish_op(host, t.slot, t.op); break;
+    case HostTimer::Kind::DataIn: want_cpu(host, t.slot, t.op); break;
+    case HostTimer::Kind::Cpu: return;
+  }
+  drain(host);
+}
+
+template <typename Store>
+void HostExecutor<Store>::on_acked(net::Host& host, const net::FlowEnd& end) {
+  const Kind kind = end.header.kind;
+  if (kind != Kind::Eager && kind != Kind::Data) return;
+  if (kind == Kind::Data && scale_up_.reaches(end.dst)) return;  // a notice: SendDone finishes the send
+  if (record_flows_) flow_starts_.push_back({end.src, end.dst, end.flow, end.bytes, end.start.picoseconds()});
+  const auto it = sending_.find(end.flow);
+  const OpRef send = it->second;
+  sending_.erase(it);
+  finish_op(host, send.slot, send.op);
+  drain(host);
+}
+
+// --- after the run ------------------------------------------------------------------------
+
+template <typename Store>
+std::uint64_t HostExecutor<Store>::ops_done() const {
+  std::uint64_t n = 0;
+  for (const RankRuntime& rt : ranks_) n += rt.ops_done;
+  return n;
+}
+
+template <typename Store>
+void HostExecutor<Store>::summarise(std::vector<RankSummary>& out) const {
+  for (const RankRuntime& rt : ranks_)
+    out.push_back({rt.rank, store_.complete(rt.rank) ? 1u : 0u, rt.finish_ps, rt.ops_done, rt.messages, rt.bytes});
+}
+
+template <typename Store>
+std::string HostExecutor<Store>::why_unfinished(const RankRuntime& rt, LocalOp i, const goal::Op& op,
+                                                OpState state) const {
+  switch (state) {
+    case OpState::Waiting: return store_.waiting_for(rt.rank, i);
+    case OpState::Ready: return "waits for cpu " + std::to_string(op.cpu);
+    case OpState::Started:
+      if (op.kind == OpKind::Recv)
+        return rt.recv_bytes.contains(i) ? "matched; waits for the data or the cpu" : "posted; no matching message arrived";
+      if (op.kind == OpKind::Send)
+        return op.size > params_.eager_limit_bytes ? "waits for clear-to-send or for its data to be acknowledged"
+                                                   : "waits for its data to be acknowledged";
+      return "running";
+    case OpState::Finished: break;
+  }
+  return "finished";
+}
+
+template <typename Store>
+void HostExecutor<Store>::report_leftovers(std::vector<std::string>& blocked, std::vector<std::string>& unmatched) {
+  for (const RankRuntime& rt : ranks_) {
+    store_.for_each_unfinished(rt.rank, [&](LocalOp i, const goal::Op& op, OpState state) {
+      blocked.push_back("rank " + std::to_string(rt.rank) + " " + describe_op(i, op) + ": " +
+                        why_unfinished(rt, i, op, state));
+    });
+    if (const std::uint64_t never = store_.never_reached(rt.rank))
+      blocked.push_back("rank " + std::to_string(rt.rank) + ": " + std::to_string(never) +
+                        " more op(s) never reached (their prerequisites never finished)");
+    rt.match.for_each_unexpected([&](std::uint32_t source, std::uint32_t tag, const Arrival& a) {
+      unmatched.push_back("rank " + std::to_string(rt.rank) + ": message from rank " + std::to_string(source) +
+                          " tag " + std::to_string(tag) + " (" +
+                          (a.kind == Kind::Eager ? std::to_string(a.bytes) + " bytes, eager" : std::string("rendezvous")) +
+                          ") was never received");
+    });
+  }
+}
+
+template class HostExecutor<ScheduleOps>;
+template class HostExecutor<StreamedOps>;
+
+}  // namespace collsim::exec

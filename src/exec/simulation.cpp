@@ -1,0 +1,125 @@
+#include "collsim/exec/simulation.hpp"
+
+#include <chrono>
+#include <stdexcept>
+
+#include "collsim/exec/fabric_executor.hpp"
+#include "collsim/exec/loggops_simulator.hpp"
+#include "collsim/exec/loggops_stream.hpp"
+
+namespace collsim::exec {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::int64_t ns_to_ps(std::uint64_t ns) { return ns == kNever ? std::int64_t{-1} : static_cast<std::int64_t>(ns) * 1000; }
+
+// The counters of a LogGOPS run, as a fabric run reports them (times in ps).
+SimulationRun run_of(const LogGOPSResult& l, std::uint64_t ops_total, double wall_s) {
+  SimulationRun run;
+  RunResult& r = run.result;
+  r.wall_s = wall_s;
+  r.complete = l.complete;
+  r.makespan_ps = static_cast<std::int64_t>(l.makespan) * 1000;
+  for (std::uint64_t t : l.rank_finish) r.rank_finish_ps.push_back(static_cast<std::int64_t>(t) * 1000);
+  r.ops_total = ops_total;
+  r.ops_completed = l.ops_completed;
+  r.messages = l.messages;
+  r.bytes = l.bytes;
+  r.events = l.events;
+  r.events_per_s = r.wall_s > 0 ? static_cast<double>(l.events) / r.wall_s : 0.0;
+  run.stats.events = l.events;
+  run.stats.wall_s = r.wall_s;
+  run.stats.events_per_s = r.events_per_s;
+  return run;
+}
+
+std::string unmatched_line(const UnmatchedMessage& m, const std::string& what) {
+  return "rank " + std::to_string(m.to) + ": message from rank " + std::to_string(m.from) + " tag " +
+         std::to_string(m.tag) + " (" + what + ") was never received";
+}
+
+void check_fabric(const NetworkSetup& s) {
+  if (!s.topology) throw std::invalid_argument("a fabric run needs a topology");
+  if (!s.placement) throw std::invalid_argument("a fabric run needs a placement");
+}
+
+}  // namespace
+
+SimulationRun simulate(const goal::Schedule& schedule, const NetworkSetup& setup, pdes::Transport& transport,
+                       const RecordOptions& record) {
+  if (setup.backend == Backend::Fabric) {
+    check_fabric(setup);
+    FabricRunOptions options;
+    options.record_op_times = record.op_times;
+    options.record_flows = record.flows;
+    return run_on_fabric(*setup.topology, setup.fabric, transport, setup.options, schedule, *setup.placement,
+                         setup.host, options);
+  }
+  validate(setup.loggops);
+  if (transport.rank() != 0) return {};
+  LogGOPSOptions options;
+  options.record_op_times = record.op_times;
+  options.monitor = setup.loggops_monitor;
+  const auto t0 = std::chrono::steady_clock::now();
+  const LogGOPSResult l = simulate_loggops(schedule, setup.loggops, options);
+  SimulationRun run = run_of(l, schedule.num_ops(), seconds_since(t0));
+  RunResult& r = run.result;
+  for (const BlockedOp& b : l.blocked) {
+    const goal::RankOps ops = schedule.rank(b.rank);
+    std::string why(to_string(b.reason));
+    for (goal::LocalOp p : b.unfinished_requires) why += ", op " + std::to_string(p) + " unfinished";
+    for (goal::LocalOp p : b.unstarted_irequires) why += ", op " + std::to_string(p) + " not started";
+    r.blocked.push_back("rank " + std::to_string(b.rank) + " " + describe_op(b.op, ops.op(b.op)) + ": " + why);
+  }
+  for (const UnmatchedMessage& m : l.unmatched)
+    r.unmatched.push_back(unmatched_line(m, describe_op(m.send, schedule.rank(m.from).op(m.send)) + " of rank " +
+                                                std::to_string(m.from)));
+  if (record.op_times)
+    for (goal::RankId rank = 0; rank < schedule.num_ranks(); ++rank) {
+      const goal::RankOps ops = schedule.rank(rank);
+      for (goal::LocalOp i = 0; i < ops.num_ops(); ++i) {
+        const std::uint64_t g = ops.first_global_op() + i;
+        r.op_times.push_back({rank, i, ns_to_ps(l.op_start[g]), ns_to_ps(l.op_end[g])});
+      }
+    }
+  return run;
+}
+
+SimulationRun simulate(goal::ScheduleStream& stream, const NetworkSetup& setup, pdes::Transport& transport,
+                       OpFinished on_finished) {
+  if (setup.backend == Backend::Fabric) {
+    check_fabric(setup);
+    return run_stream_on_fabric(*setup.topology, setup.fabric, transport, setup.options, stream, *setup.placement,
+                                setup.host, std::move(on_finished));
+  }
+  validate(setup.loggops);
+  if (transport.rank() != 0) return {};
+  LogGOPSStreamOptions options;
+  options.monitor = setup.loggops_monitor;
+  if (on_finished)
+    options.on_finished = [&on_finished](goal::RankId rank, std::uint8_t label, std::uint64_t start, std::uint64_t end) {
+      on_finished(rank, label, start * 1000, end * 1000);
+    };
+  const auto t0 = std::chrono::steady_clock::now();
+  const LogGOPSStreamResult l = simulate_loggops_stream(stream, setup.loggops, options);
+  SimulationRun run = run_of(l.run, l.ops_total, seconds_since(t0));
+  RunResult& r = run.result;
+  r.peak_live_ops = l.peak_live_ops;
+  // The ops themselves are gone from memory by now: what the window kept of them.
+  for (const BlockedOp& b : l.run.blocked)
+    r.blocked.push_back("rank " + std::to_string(b.rank) + " " +
+                        describe_op(b.op, goal::Op{b.kind, b.peer, b.tag, b.size, 0, 0}) + ": " +
+                        std::string(to_string(b.reason)));
+  if (l.run.num_blocked > l.run.blocked.size())
+    r.blocked.push_back(std::to_string(l.run.num_blocked - l.run.blocked.size()) +
+                        " more op(s) never reached (their prerequisites never finished)");
+  for (const UnmatchedMessage& m : l.run.unmatched)
+    r.unmatched.push_back(unmatched_line(m, std::to_string(m.size) + " bytes, op " + std::to_string(m.send) +
+                                                " of rank " + std::to_string(m.from)));
+  return run;
+}
+
+}  // namespace collsim::exec
