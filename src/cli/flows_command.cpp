@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "collsim/common/input_error.hpp"
+#include "collsim/net/fidelity.hpp"
 #include "collsim/net/flow_driver.hpp"
 #include "collsim/topo/loader.hpp"
 #include "collsim/out/run_results.hpp"
@@ -31,6 +32,7 @@ struct FlowsOptions {
   std::uint32_t fan_in = 16;
   CLI::Option* fan_in_option = nullptr;
   std::string fct_file;
+  std::string fidelity;
   bool json = false;
   FabricCliOptions fabric;
   ObserveCliOptions observe;
@@ -71,7 +73,7 @@ void report(const FlowsOptions& o, const topo::Topology& t, const net::FabricPar
     if (!out) throw InputError::in_file(o.fct_file, "cannot write");
   }
   if (o.json) {
-    const nlohmann::json j = {
+    nlohmann::json j = {
         {"topology", t.name()},
         {"hosts", t.num_hosts()},
         {"flows", run.flows.size()},
@@ -101,6 +103,11 @@ void report(const FlowsOptions& o, const topo::Topology& t, const net::FabricPar
         {"pfc_deadlock", run.pfc_deadlock},
         {"params", net::fabric_param_values(params)},
     };
+    if (!o.fidelity.empty()) {
+      j["fidelity"] = o.fidelity;
+      j["flow_messages"] = tot.flow_messages;
+      j["flow_rate_changes"] = tot.flow_rate_changes;
+    }
     std::cout << j.dump(2) << std::endl;
   } else {
     auto us = [](double ps) { return ps / 1e6; };
@@ -186,6 +193,14 @@ void run_flows_command(const FlowsOptions& o) {
     RunWatch watch(o.observe, parallel.is_root(), parallel.transport().size(), &t, "flows", flows.size());
     net::FabricOptions watched = options;
     watched.monitor = &watch;
+    if (!o.fidelity.empty()) {
+      try {
+        net::check_media_named(o.fidelity, t);
+        watched.fidelity = net::parse_fidelity(o.fidelity);
+      } catch (const std::invalid_argument& e) {
+        throw CLI::ValidationError("--fidelity", e.what());
+      }
+    }
     const net::FlowRun run = net::run_flows(t, params, parallel.transport(), watched, flows);
     if (!parallel.is_root()) return;
     if (!o.observe.hdf5.empty()) write_hdf5(o, t, run);
@@ -207,6 +222,9 @@ void add_flows_command(CLI::App& app) {
                          ->capture_default_str()
                          ->check(whole_number(UINT32_MAX));
   cmd->add_option("--fct", o->fct_file, "Write every flow's FCT to this CSV file");
+  cmd->add_option("--fidelity", o->fidelity,
+                  "Links carried as flows instead of packets: e.g. all=flow, nvlink=flow (kinds network, nvlink, "
+                  "pcie, scale-up, scale-out, all)");
   cmd->add_flag("--json", o->json, "Print one JSON object");
   o->fabric.add_to(*cmd);
   o->observe.add_to(*cmd);

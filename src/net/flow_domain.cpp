@@ -40,7 +40,7 @@ FlowDomain::FlowDomain(const FabricContext& ctx, std::uint32_t domain)
     if (ctx.domains->domain_of_link[l] == domain)
       for (std::uint64_t slot : {2ull * l, 2ull * l + 1}) {
         index_of_slot_.emplace(slot, static_cast<std::uint32_t>(directions_.size()));
-        directions_.push_back({slot, 0, pdes::SimTime::zero(), ctx.topology.link(l).bandwidth});
+        directions_.push_back({slot, 0, pdes::SimTime::zero(), pdes::SimTime::zero(), ctx.topology.link(l).bandwidth});
       }
 }
 
@@ -147,9 +147,9 @@ void FlowDomain::on_start(const FluidStart& s) {
   m.ack_link = hops.back().reverse;
   time_it(m, hops);
   // Its first packet would wait for an ACK its sender is putting on the wire.
-  const pdes::SimTime ack_until = directions_[m.path.front()].ack_until;
-  if (ack_until > s.start) {
-    const std::int64_t wait = (ack_until - s.start).picoseconds();
+  const LinkDirection& out = directions_[m.path.front()];
+  if (out.ack_from <= s.start && s.start < out.ack_until) {
+    const std::int64_t wait = (out.ack_until - s.start).picoseconds();
     m.deliver_after_ps += wait;
     m.ack_after_ps += wait;
     m.first_after_ps += wait;
@@ -265,7 +265,8 @@ void FlowDomain::end(Ref r) {
   ++stats_.messages;
   LinkDirection& ack = directions_[m.ack_link];
   const pdes::SimTime acked_at = now() + pdes::SimTime::ps(m.deliver_after_ps);
-  ack.ack_until = std::max(ack.ack_until, acked_at) + pdes::SimTime::ps(ack.bandwidth.serialization_ps(ctx_.params.ack_bytes));
+  ack.ack_from = std::max(ack.ack_until, acked_at);
+  ack.ack_until = ack.ack_from + pdes::SimTime::ps(ack.bandwidth.serialization_ps(ctx_.params.ack_bytes));
   const topo::Topology& t = ctx_.topology;
   schedule<&Host::on_fluid_delivered>(t.host(m.dst), pdes::SimTime::ps(m.deliver_after_ps),
                                       FluidDelivered{m.started + pdes::SimTime::ps(m.first_after_ps), m.bytes, m.header,

@@ -48,6 +48,10 @@ SCENARIOS = {
                        "--bytes", "256KiB", "--routing", "ugal"),
     "torus dimension order": ("--topology", f"{ROOT}/topologies/torus_4x4x4.yaml", "--pattern", "permutation",
                               "--bytes", "256KiB", "--routing", "dimension-order"),
+    "flow model permutation": ("--topology", f"{ROOT}/topologies/fat_tree_k8.yaml", "--pattern", "permutation",
+                               "--bytes", "1MiB", "--fidelity", "all=flow"),
+    "flow model alltoall": ("--topology", f"{ROOT}/topologies/dgx_a100_pod.yaml", "--pattern", "random",
+                            "--bytes", "1MiB", "--fidelity", "nvlink=flow"),
 }
 
 

@@ -116,9 +116,9 @@ class FlowDomain final : public pdes::LogicalProcess {
   struct LinkDirection {
     std::uint64_t slot;          // direction_slot
     std::uint64_t bytes = 0;
-    // A host's link: until when the ACK it sends last occupies it. A message the host starts
+    // A host's link: when the ACK it sends last occupies it. A message the host starts
     // meanwhile leaves after it, as a packet would wait behind it.
-    pdes::SimTime ack_until;
+    pdes::SimTime ack_from, ack_until;
     Bandwidth bandwidth;
   };
 
