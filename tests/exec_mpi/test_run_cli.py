@@ -129,6 +129,48 @@ class Run(unittest.TestCase):
             self.assertNotEqual(r.returncode, 0, args)
             self.assertIn(message, r.stderr, args)
 
+    def test_flow_and_hybrid_models_are_identical_on_1_2_and_4_ranks(self):
+        dgx = os.path.join(ROOT, "topologies", "dgx_a100_pod.yaml")
+        scenarios = [
+            ("--topology", dgx, "--coll", "allreduce", "--algo", "ring", "--ranks", "32", "--bytes", "8MiB",
+             "--channels", "2", "--fidelity", "nvlink=flow"),
+            ("--topology", dgx, "--coll", "alltoall", "--ranks", "16", "--bytes", "4MiB", "--network", "flow"),
+            ("--topology", LEAF_SPINE, "--coll", "allreduce", "--algo", "ring", "--bytes", "1MiB", "--network", "flow"),
+        ]
+        for args in scenarios:
+            one = self.result(0, *args)
+            self.assertTrue(one["complete"])
+            self.assertGreater(one["flow_messages"], 0)
+            for ranks in (1, 2, 4):
+                self.assertEqual(self.result(ranks, *args), one, f"{args} on {ranks} ranks")
+
+    def test_the_flow_model_reports_its_fidelity_and_refuses_what_it_cannot_join(self):
+        dgx = os.path.join(ROOT, "topologies", "dgx_a100_pod.yaml")
+        base = ("run", "--quiet", "--coll", "allreduce", "--bytes", "1MiB", "--ranks", "16", "--topology", dgx)
+        j = json.loads(collsim(*base, "--json", "--fidelity", "nvlink=flow").stdout)
+        self.assertEqual(j["fidelity"], "network=packet nvlink=flow pcie=packet")
+        self.assertEqual(j["network"], "packet")
+        self.assertGreater(j["packets_forwarded"], 0)
+        j = json.loads(collsim(*base, "--json", "--network", "flow").stdout)
+        self.assertEqual(j["fidelity"], "network=flow nvlink=flow pcie=flow")
+        self.assertEqual(j["packets_forwarded"], 0)
+        human = collsim(*base, "--fidelity", "nvlink=flow").stdout
+        self.assertIn("messages as flows", human)
+        for args, message in [
+            (("--fidelity", "pcie=flow"), "--fidelity: 'pcie' names no link of topology 'dgx_a100_pod'"),
+            (("--fidelity", "nvlink"), "--fidelity: 'nvlink' is not link-kind=model"),
+            (("--fidelity", "nvlink=fluid"), "--fidelity: unknown model 'fluid' (packet, flow)"),
+            (("--network", "fluid"), "--network: unknown network model 'fluid' (packet, flow, loggops)"),
+            (("--fidelity", "nvlink=flow", "--scale-up", "message"), "--scale-up: message stands in for NVLink packets"),
+            (("--network", "flow", "--routing", "spray"), "routing spray chooses per packet or by queue"),
+        ]:
+            r = collsim(*base, *args)
+            self.assertNotEqual(r.returncode, 0, args)
+            self.assertIn(message, r.stderr, args)
+        r = collsim("run", "--quiet", "--coll", "allreduce", "--bytes", "1MiB", "--ranks", "8", "--network", "loggops",
+                    "--fidelity", "nvlink=flow")
+        self.assertIn("--fidelity: applies to --network packet or flow only", r.stderr)
+
     def test_a_deadlock_is_reported_and_fails(self):
         with tempfile.TemporaryDirectory() as d:
             summary = os.path.join(d, "s.json")

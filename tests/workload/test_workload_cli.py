@@ -164,6 +164,24 @@ class Workload(unittest.TestCase):
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("unknown model 'flows' (packet, message)", r.stderr)
 
+    def test_nvlink_as_flows_is_close_to_packets_on_any_number_of_ranks(self):
+        # The same step with NVLink's messages as flows: the TP collectives' packets are gone,
+        # the pipeline's and the gradients' stay; the iteration within 1 %, and the same JSON
+        # streamed on 1 and 3 ranks and lowered whole.
+        path = self.write("mid_flows.yaml", SMALL.replace("hidden: 256", "hidden: 512").replace("seq: 128", "seq: 1024"))
+        packet = self.report(path)
+        hybrid = self.report(path, "--fidelity", "nvlink=flow")
+        self.assertTrue(hybrid["complete"])
+        self.assertEqual(hybrid["fidelity"], "network=packet nvlink=flow pcie=packet")
+        self.assertGreater(hybrid["flow_messages"], 0)
+        self.assertLess(abs(hybrid["iteration_ps"] - packet["iteration_ps"]), 0.01 * packet["iteration_ps"])
+        self.assertLess(hybrid["events"] * 5, packet["events"])
+        for other in (self.report(path, "--fidelity", "nvlink=flow", ranks=3),
+                      self.report(path, "--fidelity", "nvlink=flow", "--whole-step")):
+            for key in hybrid:
+                if key not in VOLATILE and key != "peak_live_ops":
+                    self.assertEqual(hybrid[key], other.get(key), key)
+
     def test_writing_only_lowers(self):
         goal = os.path.join(self.dir.name, "only.goal")
         r = collsim("workload", self.small, "-o", goal)
