@@ -135,7 +135,11 @@ void FlowDomain::on_start(const FluidStart& s) {
     messages_.emplace_back();
   }
   Message& m = messages_[r];
+  // A slot's version goes on counting across the messages that use it: a completion queued
+  // for the message before must not match this one.
+  const std::uint32_t version = m.version;
   m = Message{};
+  m.version = version + 1;
   m.src = s.src;
   m.dst = s.dst;
   m.id = s.flow;

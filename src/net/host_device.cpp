@@ -100,7 +100,11 @@ void Host::start_fluid(Sender& f, std::uint32_t domain, FlowId after) {
 }
 
 void Host::on_fluid_acked(const FluidAcked& a) {
-  Sender& f = *sender(a.flow);
+  Sender* found = sender(a.flow);
+  if (!found || found->done)
+    throw std::logic_error("host " + std::to_string(index_) + ": flow " + std::to_string(a.flow) +
+                           " acknowledged by its flow domain, but it is not one this host has waiting");
+  Sender& f = *found;
   f.done = true;
   ++stats_.flows_acked;
   const FlowEnd end{index_, f.dst, f.id, f.bytes, f.start, now(), 0, f.header};

@@ -147,6 +147,36 @@ TEST(FlowModel, ResultsDoNotDependOnStartOrderWithinOneInstant) {
   EXPECT_LT(ra.flows[0].delivered, ra.flows[1].delivered);
 }
 
+TEST(FlowModel, ManyMessagesComingAndGoingNoneEndsSoonerThanAlone) {
+  // 2000 messages of assorted sizes and start times on a 16-host star: their shares change
+  // thousands of times and the domain reuses the records of messages that ended. None may end
+  // before it would alone, all must end, and the receivers' links carry every byte.
+  const std::uint32_t hosts = 16;
+  const topo::Topology t = testing::star(hosts, gbps(100), ns(300));
+  std::vector<FlowSpec> flows;
+  std::uint64_t x = 12345;
+  auto next = [&] { return x = x * 6364136223846793005ull + 1442695040888963407ull, x >> 33; };
+  for (int i = 0; i < 2000; ++i) {
+    const auto src = static_cast<HostIndex>(next() % hosts);
+    const auto dst = static_cast<HostIndex>((src + 1 + next() % (hosts - 1)) % hosts);
+    // Mostly small messages, which end soon and leave their records to others, among large
+    // ones whose shares keep changing.
+    const std::uint64_t bytes = i % 8 == 0 ? 1 + next() % 3'000'000 : 1 + next() % 20'000;
+    flows.push_back({src, dst, bytes, pdes::SimTime::ns(static_cast<std::int64_t>(next() % 50'000))});
+  }
+  const auto shared = run_as(t, LinkModel::Flow, flows);
+  EXPECT_GT(shared.totals.flow_rate_changes, 2u * flows.size());
+  std::uint64_t bytes = 0;
+  for (std::size_t i = 0; i < flows.size(); ++i) {
+    ASSERT_FALSE(shared.flows[i].delivered.is_infinite()) << i;
+    bytes += flows[i].bytes;
+    const auto alone = run_as(t, LinkModel::Flow, {flows[i]});
+    EXPECT_GE(shared.flows[i].delivered, alone.flows[0].delivered) << i;
+    EXPECT_GE(shared.flows[i].acked, alone.flows[0].acked) << i;
+  }
+  EXPECT_EQ(shared.totals.bytes_delivered, bytes);
+}
+
 // --- the fidelity ------------------------------------------------------------------------
 
 TEST(Fidelity, ParsesKindsOfLinkOverABase) {
