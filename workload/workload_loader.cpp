@@ -30,7 +30,7 @@ constexpr std::string_view kCommKeys[] = {"allreduce", "allgather", "reduce_scat
                                           "channels",  "chunk",     "protocol",       "launch", "step", "reduce_bandwidth"};
 constexpr std::string_view kDeviceKeys[] = {"preset", "peak_tflops", "efficiency", "memory_bandwidth", "kernel_launch",
                                             "roofline"};
-constexpr std::string_view kClusterKeys[] = {"topology", "network", "gpus"};
+constexpr std::string_view kClusterKeys[] = {"topology", "network", "fidelity", "gpus"};
 constexpr std::string_view kTransformerOnly[] = {"layers", "hidden", "ffn", "heads", "kv_heads", "seq", "vocab", "mlp", "moe"};
 
 DType read_dtype(const Reader& r, const Field& f) {
@@ -268,6 +268,11 @@ ClusterSpec read_cluster(const Reader& r, const Field& f) {
     c.network = read_string(r, *x);
     if (c.network != "packet" && c.network != "flow" && c.network != "loggops")
       r.fail(x->value, "key 'network': expected packet, flow or loggops, found '" + c.network + "'");
+  }
+  if (const Field* x = m.find("fidelity")) {
+    c.fidelity = read_string(r, *x);
+    c.fidelity_line = static_cast<std::uint64_t>(x->value.Mark().line) + 1;
+    c.fidelity_column = static_cast<std::uint64_t>(x->value.Mark().column) + 1;
   }
   return c;
 }

@@ -16,6 +16,7 @@
 #include "collsim/goal/schedule_builder.hpp"
 #include "collsim/goal/schedule_file.hpp"
 #include "collsim/log/log.hpp"
+#include "collsim/net/fidelity.hpp"
 #include "collsim/pdes/transport.hpp"
 #include "collsim/topo/loader.hpp"
 #include "collsim/workload/parallel_layout.hpp"
@@ -235,7 +236,19 @@ void run_workload_command(WorkloadOptions& o) {
   check_output_path("--output", o.output);
   const std::string file = config::resolve_preset(o.workload, collsim_home() / "workload" / "presets", "workload").string();
   const workload::WorkloadSpec w = workload::load_workload(file);
-  if (!o.network_option->count()) o.sim.network = w.cluster.network;
+  // The file's model (and its fidelity) stand unless the command names a network model.
+  if (!o.network_option->count()) {
+    o.sim.network = w.cluster.network;
+    if (o.sim.fidelity.empty() && !w.cluster.fidelity.empty() && o.sim.network != "loggops") {
+      try {
+        (void)net::parse_fidelity(w.cluster.fidelity);
+      } catch (const std::invalid_argument& e) {
+        throw InputError::at_text(file, w.cluster.fidelity_line, w.cluster.fidelity_column,
+                                  std::string("key 'fidelity': ") + e.what());
+      }
+      o.sim.fidelity = w.cluster.fidelity;
+    }
+  }
   if (o.sim.topology.empty() && !w.cluster.topology.empty()) o.sim.topology = config::resolve_preset(w.cluster.topology, collsim_home() / "topologies", "topology").string();
   const bool simulate = o.run || o.output.empty();
   o.sim.check(simulate);

@@ -182,6 +182,20 @@ class Workload(unittest.TestCase):
                 if key not in VOLATILE and key != "peak_live_ops":
                     self.assertEqual(hybrid[key], other.get(key), key)
 
+    def test_the_files_fidelity_is_a_default_the_command_line_replaces(self):
+        path = self.write("hybrid.yaml", SMALL.replace("cluster: {topology: dgx_h100_superpod}",
+                                                       "cluster: {topology: dgx_h100_superpod, fidelity: nvlink=flow}"))
+        j = self.report(path)
+        self.assertEqual(j["fidelity"], "network=packet nvlink=flow pcie=packet")
+        self.assertEqual(self.report(path, "--fidelity", "all=flow")["fidelity"], "network=flow nvlink=flow pcie=flow")
+        self.assertNotIn("fidelity", self.report(path, "--network", "packet"))
+        bad = self.write("bad_fidelity.yaml", SMALL.replace("cluster: {topology: dgx_h100_superpod}",
+                                                            "cluster: {topology: dgx_h100_superpod, fidelity: nvlink=fast}"))
+        r = collsim("workload", bad)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("bad_fidelity.yaml:8:50: key", r.stderr)
+        self.assertIn("key 'fidelity': unknown model 'fast' (packet, flow)", r.stderr)
+
     def test_writing_only_lowers(self):
         goal = os.path.join(self.dir.name, "only.goal")
         r = collsim("workload", self.small, "-o", goal)

@@ -115,7 +115,10 @@ struct DeviceSpec {
 
 struct ClusterSpec {
   std::string topology;                  // topology file or preset name (topologies/NAME.yaml)
-  std::string network = "packet";        // packet or loggops, when the command does not say
+  std::string network = "packet";        // packet, flow or loggops, when the command does not say
+  std::string fidelity;                  // per kind of link, as --fidelity (read by the command)
+  std::uint64_t fidelity_line = 0;       // where the file gave it, for errors
+  std::uint64_t fidelity_column = 0;
   std::uint32_t gpus = 0;                // if given, must equal TP × PP × DP
 };
 
