@@ -97,7 +97,8 @@ def run_workload(collsim, path, extra, timeout):
 
 def run_flows(collsim, extra, timeout):
     # `collsim flows` has no --network: every link as flows is --fidelity all=flow.
-    extra = ["--fidelity", "all=flow"] if extra == FIDELITIES["flow"] else extra
+    if extra[:2] == FIDELITIES["flow"]:
+        extra = ["--fidelity", "all=flow"] + extra[2:]
     stdout, wall, rss = run_timed([collsim, "flows", "--topology", os.path.join(ROOT, "topologies", "fat_tree_k16.yaml"),
                                    "--pattern", "permutation", "--bytes", "2MiB", "--json", "--quiet"] + extra, timeout)
     j = json.loads(stdout)

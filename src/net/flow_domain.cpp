@@ -167,6 +167,15 @@ void FlowDomain::on_start(const FluidStart& s) {
     }
   }
   begin(r);
+  // Messages that start together (a collective's) are rated together, once.
+  if (!settle_pending_) {
+    settle_pending_ = true;
+    schedule<&FlowDomain::on_settle>(id(), pdes::SimTime::zero());
+  }
+}
+
+void FlowDomain::on_settle() {
+  settle_pending_ = false;
   rerate();
   arm();
 }

@@ -72,13 +72,14 @@ class FlowDomain final : public pdes::LogicalProcess {
   FlowDomain(const FabricContext& ctx, std::uint32_t domain);
 
   void on_start(const FluidStart& s);
+  void on_settle();
   void on_wakeup();
 
   const FlowDomainStats& stats() const { return stats_; }
   // Wire bytes that crossed each of the domain's link directions (direction_slot, bytes).
   std::vector<std::pair<std::uint64_t, std::uint64_t>> link_bytes() const;
 
-  using Handlers = pdes::Handlers<&FlowDomain::on_start, &FlowDomain::on_wakeup>;
+  using Handlers = pdes::Handlers<&FlowDomain::on_start, &FlowDomain::on_settle, &FlowDomain::on_wakeup>;
 
  private:
   using Ref = std::uint32_t;
@@ -149,6 +150,7 @@ class FlowDomain final : public pdes::LogicalProcess {
   std::priority_queue<Due, std::vector<Due>, std::greater<>> due_;
   pdes::SimTime wakeup_ = pdes::SimTime::infinity();  // the earliest wakeup pending
   std::vector<Ref> ending_;  // messages whose trains end now
+  bool settle_pending_ = false;  // messages started now wait for one rating
   FlowDomainStats stats_;
 };
 
