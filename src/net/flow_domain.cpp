@@ -52,9 +52,9 @@ std::uint32_t FlowDomain::direction_index(topo::LinkId link, topo::NodeId from) 
   return it->second;
 }
 
-std::vector<FlowDomain::Hop> FlowDomain::route(const FluidStart& s) const {
+void FlowDomain::route(const FluidStart& s, std::vector<Hop>& hops) const {
   const topo::Topology& t = ctx_.topology;
-  std::vector<Hop> hops;
+  hops.clear();
   topo::NodeId node = t.host(s.src);
   std::uint16_t port = s.port;
   for (;;) {
@@ -68,7 +68,7 @@ std::vector<FlowDomain::Hop> FlowDomain::route(const FluidStart& s) const {
       if (here.index != s.dst)
         throw std::runtime_error("a flow-model message to host " + std::to_string(s.dst) + " reached host " +
                                  std::to_string(here.index));
-      return hops;
+      return;
     }
     if (hops.size() > t.nodes().size())
       throw std::runtime_error("a flow-model message to host " + std::to_string(s.dst) + " loops");
@@ -136,20 +136,22 @@ void FlowDomain::on_start(const FluidStart& s) {
   }
   Message& m = messages_[r];
   // A slot's version goes on counting across the messages that use it: a completion queued
-  // for the message before must not match this one.
+  // for the message before must not match this one. Its path keeps its room.
   const std::uint32_t version = m.version;
+  std::vector<std::uint32_t> path = std::move(m.path);
   m = Message{};
   m.version = version + 1;
+  m.path = std::move(path);
   m.src = s.src;
   m.dst = s.dst;
   m.id = s.flow;
   m.header = s.header;
   m.bytes = s.bytes;
-  const std::vector<Hop> hops = route(s);
-  m.path.reserve(hops.size());
-  for (const Hop& h : hops) m.path.push_back(h.link);
-  m.ack_link = hops.back().reverse;
-  time_it(m, hops);
+  route(s, hops_);
+  m.path.clear();
+  for (const Hop& h : hops_) m.path.push_back(h.link);
+  m.ack_link = hops_.back().reverse;
+  time_it(m, hops_);
   // Its first packet would wait for an ACK its sender is putting on the wire.
   const LinkDirection& out = directions_[m.path.front()];
   if (out.ack_from <= s.start && s.start < out.ack_until) {

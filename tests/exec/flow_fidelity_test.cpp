@@ -10,6 +10,7 @@
 #include "collsim/goal/schedule_stream.hpp"
 #include "collsim/pdes/transport.hpp"
 #include "exec/one_node_plan.hpp"
+#include "exec/schedule_pieces.hpp"
 #include "net/fabric_test_util.hpp"
 
 namespace collsim::exec {
@@ -55,14 +56,7 @@ TEST(FlowFidelity, OneRendezvousMessageArrivesWhenItsPacketsWould) {
   //   data starts                          4,046,080 + 5,120             = 4,051,200
   //   data's last byte (the receive ends)  + 256 x 4,160 x 80 + 2 us + 4,160 x 80 = 91,580,800
   //   its ACK back (the send ends)         + 2 x (5,120 + 1 us)           = 93,591,040
-  goal::ScheduleBuilder b(2);
-  b.begin_rank(0);
-  b.add(goal::Op::send(1 << 20, 1));
-  b.end_rank();
-  b.begin_rank(1);
-  b.add(goal::Op::recv(1 << 20, 0));
-  b.end_rank();
-  const goal::Schedule s = b.finish();
+  const goal::Schedule s = testing::one_message(1 << 20);
   const topo::Topology star = net::testing::star(2, Bandwidth::gbps(100), pdes::SimTime::ns(1000));
   for (LinkModel model : {LinkModel::Packet, LinkModel::Flow}) {
     const SimulationRun r = run(star, s, net::uniform_fidelity(model));
@@ -123,31 +117,6 @@ TEST(FlowFidelity, MessagesBetweenServersStayPackets) {
   EXPECT_NEAR(ratio, 1.0, 0.01) << packets.result.makespan_ps << " vs " << hybrid.result.makespan_ps;
 }
 
-// A schedule handed over a few ops at a time.
-class PiecewiseStream final : public goal::ScheduleStream {
- public:
-  PiecewiseStream(const goal::Schedule& s, std::uint32_t piece) : s_(s), piece_(piece), next_(s.num_ranks(), 0) {}
-  std::uint32_t num_ranks() const override { return s_.num_ranks(); }
-  bool next_piece(goal::RankId r, goal::SchedulePiece& out) override {
-    const goal::RankOps ops = s_.rank(r);
-    if (next_[r] >= ops.num_ops()) return false;
-    const std::uint32_t first = next_[r], end = std::min(ops.num_ops(), first + piece_);
-    for (goal::LocalOp i = first; i < end; ++i) {
-      out.ops.push_back(ops.op(i));
-      out.labels.push_back(0);
-      for (goal::LocalOp p : ops.requires_of(i)) out.requires_edges.emplace_back(i, p);
-      for (goal::LocalOp p : ops.irequires_of(i)) out.irequires_edges.emplace_back(i, p);
-    }
-    next_[r] = end;
-    return true;
-  }
-
- private:
-  const goal::Schedule& s_;
-  std::uint32_t piece_;
-  std::vector<std::uint32_t> next_;
-};
-
 TEST(FlowFidelity, AStreamedRunGivesTheWholeRunsResults) {
   // Rank 0 bounces messages with rank 1 (its server: flows) and rank 4 (the other server:
   // packets), each op waiting for the one before, handed over three ops at a time.
@@ -174,7 +143,7 @@ TEST(FlowFidelity, AStreamedRunGivesTheWholeRunsResults) {
   const goal::Schedule s = b.finish();
   const net::Fidelity hybrid = net::parse_fidelity("nvlink=flow");
   const SimulationRun whole = run(t, s, hybrid);
-  PiecewiseStream stream(s, 3);
+  testing::PiecesOf stream(s, 3);
   auto transport = pdes::make_local_transport();
   net::FabricOptions options;
   options.fidelity = hybrid;

@@ -10,6 +10,7 @@
 #include "collsim/goal/schedule_builder.hpp"
 #include "collsim/pdes/transport.hpp"
 #include "exec/one_node_plan.hpp"
+#include "exec/schedule_pieces.hpp"
 #include "net/fabric_test_util.hpp"
 
 namespace collsim::exec {
@@ -58,14 +59,7 @@ TEST(ScaleUpMessages, OneRendezvousMessageTakesWhatTheDelaysAddUpTo) {
   //   notice arrives                    4,046,080 + 5,120 + 2,020,480 = 6,071,680
   //   receive ends (data taken in)      6,071,680 + 85,196,800       = 91,268,480
   //   send ends (data acknowledged)     4,046,080 + 85,196,800 + 2 × 2,000,000 = 93,242,880
-  goal::ScheduleBuilder b(2);
-  b.begin_rank(0);
-  b.add(goal::Op::send(1 << 20, 1));
-  b.end_rank();
-  b.begin_rank(1);
-  b.add(goal::Op::recv(1 << 20, 0));
-  b.end_rank();
-  const goal::Schedule s = b.finish();
+  const goal::Schedule s = testing::one_message(1 << 20);
   const SimulationRun m = run(s, true);
   ASSERT_TRUE(m.result.complete);
   ASSERT_EQ(m.result.op_times.size(), 2u);

@@ -9,41 +9,13 @@
 #include "collsim/goal/schedule_builder.hpp"
 #include "collsim/pdes/transport.hpp"
 #include "exec/one_node_plan.hpp"
+#include "exec/schedule_pieces.hpp"
 #include "net/fabric_test_util.hpp"
 
 namespace collsim::exec {
 namespace {
 
-// A whole schedule handed over in pieces of at most `piece_ops` ops per rank, in index order.
-// Only schedules where that keeps the stream's promise (every op of a later piece depends on
-// one of its own piece or of the one before) may be cut: others go with one piece per rank.
-class PiecesOf final : public goal::ScheduleStream {
- public:
-  PiecesOf(const goal::Schedule& s, std::uint32_t piece_ops) : s_(s), piece_ops_(piece_ops), next_(s.num_ranks(), 0) {}
-  std::uint32_t num_ranks() const override { return s_.num_ranks(); }
-  bool next_piece(goal::RankId r, goal::SchedulePiece& piece) override {
-    const goal::RankOps ops = s_.rank(r);
-    const goal::LocalOp first = next_[r];
-    if (first >= ops.num_ops()) return false;
-    const goal::LocalOp end = std::min<goal::LocalOp>(ops.num_ops(), first + piece_ops_);
-    for (goal::LocalOp i = first; i < end; ++i) {
-      piece.ops.push_back(ops.op(i));
-      piece.labels.push_back(static_cast<std::uint8_t>(i % 7));
-      for (std::uint32_t p : ops.requires_of(i)) piece.requires_edges.emplace_back(i, p);
-      for (std::uint32_t p : ops.irequires_of(i)) piece.irequires_edges.emplace_back(i, p);
-    }
-    next_[r] = end;
-    ++pieces_;
-    return true;
-  }
-  std::uint32_t pieces() const { return pieces_; }
-
- private:
-  const goal::Schedule& s_;
-  std::uint32_t piece_ops_;
-  std::vector<goal::LocalOp> next_;
-  std::uint32_t pieces_ = 0;
-};
+using testing::PiecesOf;
 
 // The hosts on one switch, 100 Gb/s links of 1 us: 80 ps per byte.
 constexpr std::int64_t kPsPerByte = 80;

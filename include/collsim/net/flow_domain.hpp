@@ -125,7 +125,7 @@ class FlowDomain final : public pdes::LogicalProcess {
 
   // The message's path from the sender's port to its receiver, with its hops' rates and
   // latencies; throws if it leaves the domain.
-  std::vector<Hop> route(const FluidStart& s) const;
+  void route(const FluidStart& s, std::vector<Hop>& hops) const;
   std::uint32_t direction_index(topo::LinkId link, topo::NodeId from) const;
   void time_it(Message& m, const std::vector<Hop>& hops) const;
   // Ps its train takes at `rate` bits per second.
@@ -151,6 +151,7 @@ class FlowDomain final : public pdes::LogicalProcess {
   pdes::SimTime wakeup_ = pdes::SimTime::infinity();  // the earliest wakeup pending
   std::vector<Ref> ending_;  // messages whose trains end now
   bool settle_pending_ = false;  // messages started now wait for one rating
+  std::vector<Hop> hops_;        // scratch of on_start()
   FlowDomainStats stats_;
 };
 
