@@ -1,9 +1,7 @@
 #include "collsim/net/max_min_rates.hpp"
 
 #include <algorithm>
-#include <queue>
 #include <stdexcept>
-#include <tuple>
 
 namespace collsim::net {
 
@@ -99,28 +97,32 @@ void MaxMinRates::fill(const std::vector<std::uint32_t>& links, const std::vecto
   }
   // Links by the share each of their unfixed flows would get, smallest first (ties by link
   // index, so that the order of fixing, and with it every rounding, is the same each run).
-  using Entry = std::tuple<double, std::uint32_t, std::uint32_t>;  // share, link, unfixed flows then
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap;
+  heap_.clear();
   for (std::uint32_t l : links) {
     Link& link = links_[l];
     link.left = link.capacity;
     link.unfixed = static_cast<std::uint32_t>(link.flows.size());
-    if (link.unfixed > 0) heap.emplace(link.left / link.unfixed, l, link.unfixed);
+    if (link.unfixed > 0) heap_.push_back({link.left / link.unfixed, l, link.unfixed});
   }
-  while (!heap.empty()) {
-    const auto [share, l, unfixed] = heap.top();
-    heap.pop();
-    Link& link = links_[l];
-    if (link.unfixed == 0 || link.unfixed != unfixed) continue;  // a stale entry
+  std::make_heap(heap_.begin(), heap_.end(), std::greater<>());
+  while (!heap_.empty()) {
+    std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
+    const Share top = heap_.back();
+    heap_.pop_back();
+    Link& link = links_[top.link];
+    if (link.unfixed == 0 || link.unfixed != top.unfixed) continue;  // a stale entry
     for (FlowIndex f : link.flows) {
       Flow& flow = flows_[f];
       if (flow.rate >= 0) continue;
-      flow.rate = share;
+      flow.rate = top.share;
       for (std::uint32_t m : flow.links) {
         Link& other = links_[m];
-        other.left = std::max(0.0, other.left - share);
+        other.left = std::max(0.0, other.left - top.share);
         --other.unfixed;
-        if (m != l && other.unfixed > 0) heap.emplace(other.left / other.unfixed, m, other.unfixed);
+        if (m != top.link && other.unfixed > 0) {
+          heap_.push_back({other.left / other.unfixed, m, other.unfixed});
+          std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
+        }
       }
     }
   }

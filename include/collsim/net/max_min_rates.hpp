@@ -70,7 +70,15 @@ class MaxMinRates {
   std::uint32_t visit_ = 0;
   std::size_t active_ = 0;
   std::uint64_t flows_solved_ = 0;
+  // A link's fair share in progressive filling's heap.
+  struct Share {
+    double share;
+    std::uint32_t link;
+    std::uint32_t unfixed;  // its unfixed flows when queued: a later entry supersedes it
+    bool operator>(const Share& o) const { return share > o.share || (share == o.share && link > o.link); }
+  };
   // Scratch of a solve, kept to spare allocations.
+  std::vector<Share> heap_;
   std::vector<std::uint32_t> component_links_, frontier_;
   std::vector<FlowIndex> component_flows_;
   std::vector<double> old_rate_;
