@@ -5,6 +5,9 @@ Each scenario runs in exact packet mode and in each faster fidelity:
   hybrid   --fidelity nvlink=flow   NVLink (scale-up) as flows, the network as packets
   flow     --network flow           every link as flows (max-min shares, no queues)
   message  --scale-up message       the older approximation: NVLink rendezvous data as delays
+  reuse, hybrid+reuse, flow+reuse   the same with --fast-forward collectives: a TP or EP
+           collective inside a server simulated once alone, its repeats a barrier and each
+           member's time alone (workloads only)
 and reports, side by side, the iteration time and each exposed-communication share (workloads)
 or the makespan and FCT p50/p99 (flows, collectives), with each fidelity's error against packet
 mode, its events, wall time and peak memory.
@@ -24,7 +27,7 @@ Scenarios (reduced variants of the large presets, as packet mode can run them he
                  (about 4 minutes as packets; only with --full)
 
   python3 bench/fidelity_accuracy.py [--collsim build/release/collsim] [--only NAME ...]
-      [--fidelities hybrid flow message] [--full] [--timeout 3600]
+      [--fidelities hybrid flow message reuse hybrid+reuse flow+reuse] [--full] [--timeout 3600]
 """
 
 import argparse
@@ -44,6 +47,9 @@ FIDELITIES = {
     "hybrid": ["--fidelity", "nvlink=flow"],
     "flow": ["--network", "flow"],
     "message": ["--scale-up", "message"],
+    "reuse": ["--fast-forward", "collectives"],
+    "hybrid+reuse": ["--fidelity", "nvlink=flow", "--fast-forward", "collectives"],
+    "flow+reuse": ["--network", "flow", "--fast-forward", "collectives"],
 }
 
 
@@ -140,8 +146,8 @@ def main():
             reference = averaged(run, FIDELITIES["packet"], a.seeds)
             rows = [("packet", reference)]
             for fidelity in a.fidelities:
-                if name == "permutation" and fidelity != "flow":
-                    continue  # no NVLink on fat_tree_k16
+                if name in ("permutation", "ring_1024") and (fidelity in ("hybrid", "message") or "reuse" in fidelity):
+                    continue  # no NVLink on fat_tree_k16, no workload to reuse collectives in
                 rows.append((fidelity, averaged(run, FIDELITIES[fidelity], a.seeds)))
             print(f"== {name}", flush=True)
             for fidelity, r in rows:

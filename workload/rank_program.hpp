@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -39,6 +40,8 @@ constexpr std::uint32_t kMaxChannels = 16;
 // Cpus: compute and the blocking collectives on 0 (and up), DP buckets on their own streams.
 constexpr std::uint8_t kDpCpu = 16;
 constexpr std::uint8_t kExpertDpCpu = 32;
+// A reused collective's calc (see collective_reuse.hpp), beside the cpus it would have used.
+constexpr std::uint8_t kReuseCpu = 48;
 
 inline std::uint32_t stream_tag(Stream s, std::uint64_t index) {
   if (index >= (1ull << kStreamShift)) throw std::invalid_argument("workload: too many messages on one stream for GOAL's 32-bit tags");
@@ -59,6 +62,10 @@ class StepSink : public coll::RankSink {
     if (op.kind == goal::OpKind::Send && role_ != OpRole::Compute)
       bytes_sent_[static_cast<std::size_t>(role_) - 1] += op.size;
     return i;
+  }
+  // Bytes the current role's dimension sends without an op here (a reused collective's).
+  void add_sent_bytes(std::uint64_t bytes) {
+    if (role_ != OpRole::Compute) bytes_sent_[static_cast<std::size_t>(role_) - 1] += bytes;
   }
 
  protected:
@@ -94,9 +101,9 @@ class RankProgram {
   // `spans` (optional) hears every collective this rank takes part in.
   RankProgram(const WorkloadSpec& w, const ModelCosts& costs, const ParallelLayout& layout,
               const LoweringOptions& options, RankId rank, StepSink& sink, std::uint64_t& compute_ns,
-              CollectiveSpans* spans = nullptr)
+              std::uint64_t& reused, CollectiveSpans* spans = nullptr)
       : w_(w), p_(w.parallel), costs_(costs), layout_(layout), options_(options), rank_(rank), sink_(sink),
-        compute_ns_(compute_ns), spans_(spans), coords_(layout.coordinates(rank)) {
+        compute_ns_(compute_ns), reused_(reused), spans_(spans), coords_(layout.coordinates(rank)) {
     const std::uint32_t chunks = p_.schedule == PipelineSchedule::Interleaved ? p_.virtual_stages : 1;
     total_chunks_ = p_.pp * chunks;
     micro_batches_ = static_cast<std::uint32_t>(w_.micro_batches());
@@ -166,10 +173,7 @@ class RankProgram {
     return {rank_};
   }
 
-  coll::Plan& plan(Stream s, coll::Collective c, std::uint64_t bytes) {
-    const auto key = std::make_tuple(static_cast<int>(s), static_cast<int>(c), bytes);
-    auto it = plans_.find(key);
-    if (it != plans_.end()) return it->second;
+  coll::CollectiveSpec spec_of(Stream s, coll::Collective c, std::uint64_t bytes) const {
     coll::CollectiveSpec spec;
     spec.collective = c;
     spec.algorithm = algorithm(c);
@@ -189,6 +193,14 @@ class RankProgram {
     spec.first_cpu = s == Stream::DP ? kDpCpu : s == Stream::ExpertDP ? kExpertDpCpu : 0;
     spec.system = options_.system;
     spec.system.arch = w_.device.arch;
+    return spec;
+  }
+
+  coll::Plan& plan(Stream s, coll::Collective c, std::uint64_t bytes) {
+    const auto key = std::make_tuple(static_cast<int>(s), static_cast<int>(c), bytes);
+    auto it = plans_.find(key);
+    if (it != plans_.end()) return it->second;
+    const coll::CollectiveSpec spec = spec_of(s, c, bytes);
     try {
       return plans_.emplace(key, coll::make_plan(spec)).first->second;
     } catch (const std::invalid_argument& e) {
@@ -216,6 +228,35 @@ class RankProgram {
     }
   }
 
+  // How a collective planned as `key` is reused, when it is: the barrier over its group, this
+  // member's calc after it and the bytes the member would have sent.
+  struct Reused {
+    coll::Plan barrier;
+    std::uint64_t after_barrier_ns = 0;
+    std::uint64_t bytes_sent = 0;
+  };
+  Reused* reused(Stream s, const coll::Plan& pl, std::uint32_t me) {
+    if (!options_.reuse || (s != Stream::TP && s != Stream::EP) || pl.ranks_per_node < pl.n) return nullptr;
+    const auto key = std::make_tuple(static_cast<int>(s), static_cast<int>(pl.collective), pl.bytes);
+    auto it = reused_plans_.find(key);
+    if (it == reused_plans_.end()) {
+      std::optional<Reused> r;
+      coll::CollectiveSpec spec = spec_of(s, coll::Collective::Barrier, 0);
+      spec.algorithm = "auto";
+      spec.channels = 1;
+      coll::Plan barrier = coll::make_plan(spec);
+      barrier.tag = pl.tag;
+      const std::span<const std::uint64_t> after = options_.reuse->after_barrier_ns(pl, barrier);
+      if (!after.empty()) {
+        coll::CountingSink count;
+        coll::emit_member(pl, me, count);
+        r = Reused{std::move(barrier), after[me], count.bytes_sent};
+      }
+      it = reused_plans_.emplace(key, std::move(r)).first;
+    }
+    return it->second ? &*it->second : nullptr;
+  }
+
   // Emits this rank's part after `entry`; returns the ops that end it (empty: nothing to do).
   std::vector<LocalOp> collective(Stream s, coll::Collective c, std::uint64_t bytes, std::span<const LocalOp> entry) {
     if (bytes == 0) return {};
@@ -227,7 +268,18 @@ class RankProgram {
     while (pl.group[me] != rank_) ++me;
     sink_.set_role(role_of_stream(s));
     const LocalOp first = sink_.next_op();
-    std::vector<LocalOp> exits = coll::emit_member(pl, me, sink_, entry);
+    std::vector<LocalOp> exits;
+    if (Reused* r = reused(s, pl, me)) {
+      r->barrier.tag = pl.tag;
+      const std::vector<LocalOp> met = coll::emit_member(r->barrier, me, sink_, entry);
+      const LocalOp rest = sink_.add(goal::Op::calc(r->after_barrier_ns, kReuseCpu), {});
+      for (LocalOp m : met) sink_.add_requires(rest, m);
+      sink_.add_sent_bytes(r->bytes_sent);
+      exits = {rest};
+      ++reused_;
+    } else {
+      exits = coll::emit_member(pl, me, sink_, entry);
+    }
     if (spans_) spans_->spans.push_back({rank_, span_name(s, c), first, sink_.next_op()});
     return exits;
   }
@@ -429,6 +481,7 @@ class RankProgram {
   RankId rank_;
   StepSink& sink_;
   std::uint64_t& compute_ns_;
+  std::uint64_t& reused_;
   CollectiveSpans* spans_;
   RankCoordinates coords_;
   std::uint32_t total_chunks_ = 1;
@@ -445,6 +498,7 @@ class RankProgram {
   std::vector<std::uint64_t> gathered_after_step_;  // ZeRO-1/2: parameters per bucket
   std::array<std::uint64_t, 6> counters_{};
   std::map<std::tuple<int, int, std::uint64_t>, coll::Plan> plans_;
+  std::map<std::tuple<int, int, std::uint64_t>, std::optional<Reused>> reused_plans_;
 };
 
 // The totals known before any op is emitted; compute_ns and bytes_sent start at zero.
@@ -453,6 +507,7 @@ inline void start_totals(const WorkloadSpec& w, const ModelCosts& costs, std::ui
   out.total_params = costs.total_params;
   out.compute_ns.assign(world, 0);
   out.bytes_sent.assign(world, {});
+  out.collectives_reused.assign(world, 0);
   double per_micro_batch = costs.head.model_flops;
   for (const LayerCosts& l : costs.layers) per_micro_batch += l.model_flops;
   // Forward + backward (2×) per micro-batch, for every micro-batch of every DP replica.

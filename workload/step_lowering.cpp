@@ -39,7 +39,7 @@ LoweredStep lower_step(const WorkloadSpec& w, const LoweringOptions& options) {
   for (goal::RankId r = 0; r < world; ++r) {
     builder.begin_rank(r);
     BuilderStepSink sink(builder, out, r);
-    lowering::RankProgram program(w, costs, layout, options, r, sink, out.compute_ns[r], &spans);
+    lowering::RankProgram program(w, costs, layout, options, r, sink, out.compute_ns[r], out.collectives_reused[r], &spans);
     while (program.emit_next()) {
     }
     builder.end_rank();

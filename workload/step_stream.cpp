@@ -41,7 +41,7 @@ struct StepStream::Rank {
   PieceStepSink sink;
   lowering::RankProgram program;
   Rank(const Shared& s, goal::RankId r, StepTotals& totals)
-      : sink(totals.bytes_sent[r]), program(s.w, s.costs, s.layout, s.options, r, sink, totals.compute_ns[r]) {}
+      : sink(totals.bytes_sent[r]), program(s.w, s.costs, s.layout, s.options, r, sink, totals.compute_ns[r], totals.collectives_reused[r]) {}
 };
 
 StepStream::StepStream(const WorkloadSpec& w, const LoweringOptions& options) {

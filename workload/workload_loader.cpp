@@ -30,7 +30,7 @@ constexpr std::string_view kCommKeys[] = {"allreduce", "allgather", "reduce_scat
                                           "channels",  "chunk",     "protocol",       "launch", "step", "reduce_bandwidth"};
 constexpr std::string_view kDeviceKeys[] = {"preset", "peak_tflops", "efficiency", "memory_bandwidth", "kernel_launch",
                                             "roofline"};
-constexpr std::string_view kClusterKeys[] = {"topology", "network", "fidelity", "gpus"};
+constexpr std::string_view kClusterKeys[] = {"topology", "network", "fidelity", "fast_forward", "gpus"};
 constexpr std::string_view kTransformerOnly[] = {"layers", "hidden", "ffn", "heads", "kv_heads", "seq", "vocab", "mlp", "moe"};
 
 DType read_dtype(const Reader& r, const Field& f) {
@@ -273,6 +273,11 @@ ClusterSpec read_cluster(const Reader& r, const Field& f) {
     c.fidelity = read_string(r, *x);
     c.fidelity_line = static_cast<std::uint64_t>(x->value.Mark().line) + 1;
     c.fidelity_column = static_cast<std::uint64_t>(x->value.Mark().column) + 1;
+  }
+  if (const Field* x = m.find("fast_forward")) {
+    c.fast_forward = read_string(r, *x);
+    if (c.fast_forward != "off" && c.fast_forward != "collectives")
+      r.fail(x->value, "key 'fast_forward': expected off or collectives, found '" + c.fast_forward + "'");
   }
   return c;
 }

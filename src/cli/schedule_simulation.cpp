@@ -264,6 +264,13 @@ std::optional<exec::SimulationRun> simulate_streamed(const SimulationCliOptions&
   return run;
 }
 
+std::unique_ptr<reuse::AloneTimingTable> alone_timing_table(const SimulationCliOptions& o, const topo::Topology& topology,
+                                                            std::uint32_t ranks) {
+  if (!o.has_fabric()) throw CLI::ValidationError("--fast-forward", "collectives needs --network packet or flow");
+  const exec::Placement placement = place(o, ranks, topology.num_hosts());
+  return std::make_unique<reuse::AloneTimingTable>(network_setup(o, topology, &placement, nullptr));
+}
+
 void write_run_files(const SimulationCliOptions& o, const topo::Topology& topology, const goal::Schedule& schedule,
                      const exec::SimulationRun& run, const nlohmann::json& summary,
                      const ScheduleAnnotations& annotations) {

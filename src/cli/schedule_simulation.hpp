@@ -13,6 +13,7 @@
 
 #include "collsim/exec/fabric_executor.hpp"
 #include "collsim/exec/simulation.hpp"
+#include "collsim/reuse/alone_timing_table.hpp"
 #include "collsim/net/fidelity.hpp"
 #include "collsim/goal/schedule_stream.hpp"
 #include "collsim/goal/schedule.hpp"
@@ -75,6 +76,11 @@ std::optional<exec::SimulationRun> simulate_schedule(const SimulationCliOptions&
 std::optional<exec::SimulationRun> simulate_streamed(const SimulationCliOptions& o, const topo::Topology& topology,
                                                      goal::ScheduleStream& stream, ParallelContext& parallel,
                                                      RunWatch* watch, exec::OpFinished on_finished);
+
+// A table of collectives timed alone on the network this run of `ranks` ranks would use (see
+// reuse::AloneTimingTable). CLI::ValidationError for the LogGOPS model.
+std::unique_ptr<reuse::AloneTimingTable> alone_timing_table(const SimulationCliOptions& o, const topo::Topology& topology,
+                                                            std::uint32_t ranks);
 
 // The summary keys every simulating command reports; commands add their own.
 nlohmann::json run_summary_json(const SimulationCliOptions& o, const topo::Topology& t, const goal::Schedule& schedule,

@@ -39,7 +39,9 @@ struct WorkloadOptions {
   bool run = false;
   bool whole_step = false;
   SimulationCliOptions sim;
+  std::string fast_forward = "off";
   CLI::Option* network_option = nullptr;
+  CLI::Option* fast_forward_option = nullptr;
 };
 
 constexpr workload::Dimension kDims[] = {workload::Dimension::TP, workload::Dimension::PP, workload::Dimension::DP,
@@ -128,6 +130,25 @@ void print_report(const workload::WorkloadSpec& w, const workload::StepReport& r
   std::cout << std::endl;
 }
 
+// What reusing collectives' timing did (nothing when it was off).
+nlohmann::json reuse_json(const workload::StepTotals& step, const reuse::AloneTimingTable* alone) {
+  if (!alone) return nlohmann::json::object();
+  std::uint64_t reused = 0;
+  for (std::uint64_t n : step.collectives_reused) reused += n;
+  return {{"fast_forward", "collectives"},
+          {"collectives_reused", reused},
+          {"collectives_timed_alone", alone->collectives_timed()},
+          {"timing_alone_s", alone->seconds_timing()}};
+}
+
+void print_reuse(const workload::StepTotals& step, const reuse::AloneTimingTable* alone) {
+  if (!alone) return;
+  const nlohmann::json j = reuse_json(step, alone);
+  std::cout << "fast-forward  " << j["collectives_reused"].get<std::uint64_t>()
+            << " rank parts of collectives reused the timing of " << alone->collectives_timed()
+            << " simulated alone (" << std::fixed << std::setprecision(1) << alone->seconds_timing() << " s)\n";
+}
+
 // The step's ranks without their ops: what the summary reads of a schedule it never held.
 goal::Schedule ranks_only(std::uint32_t ranks) {
   goal::ScheduleBuilder builder(ranks);
@@ -149,6 +170,7 @@ struct RankTotals {
   goal::RankId rank;
   std::uint64_t compute_ns;
   std::array<std::uint64_t, workload::kDimensions> bytes_sent;
+  std::uint64_t collectives_reused;
 };
 
 void gather_ranks(pdes::Transport& transport, workload::StepStream& stream, workload::RoleTimelines& timelines) {
@@ -157,7 +179,7 @@ void gather_ranks(pdes::Transport& transport, workload::StepStream& stream, work
   const workload::StepTotals& mine = stream.totals();
   for (goal::RankId r = 0; r < stream.num_ranks(); ++r) {
     if (!stream.started(r)) continue;
-    totals.push_back({r, mine.compute_ns[r], mine.bytes_sent[r]});
+    totals.push_back({r, mine.compute_ns[r], mine.bytes_sent[r], mine.collectives_reused[r]});
     for (std::uint32_t role = 0; role <= workload::kDimensions; ++role)
       for (const workload::BusyInterval& b : timelines.busy(r, static_cast<workload::OpRole>(role)))
         intervals.push_back({r, role, b.start, b.end});
@@ -168,7 +190,7 @@ void gather_ranks(pdes::Transport& transport, workload::StepStream& stream, work
   workload::RoleTimelines all(stream.num_ranks());
   for (const RoleInterval& i : intervals) all.add(i.rank, static_cast<workload::OpRole>(i.role), i.start_ps, i.end_ps);
   timelines = std::move(all);
-  for (const RankTotals& t : totals) stream.set_rank_totals(t.rank, t.compute_ns, t.bytes_sent);
+  for (const RankTotals& t : totals) stream.set_rank_totals(t.rank, t.compute_ns, t.bytes_sent, t.collectives_reused);
 }
 
 // Without -o, --ops or --hdf5 nothing needs the whole schedule, so each rank's program is
@@ -180,7 +202,7 @@ void gather_ranks(pdes::Transport& transport, workload::StepStream& stream, work
 // lowers the whole step.
 std::optional<bool> run_streamed(WorkloadOptions& o, const workload::WorkloadSpec& w, const std::string& file,
                                  const topo::Topology& t, const workload::LoweringOptions& lowering,
-                                 ParallelContext& parallel) {
+                                 const reuse::AloneTimingTable* alone, ParallelContext& parallel) {
   std::optional<workload::StepStream> stream;
   try {
     stream.emplace(w, lowering);
@@ -218,6 +240,7 @@ std::optional<bool> run_streamed(WorkloadOptions& o, const workload::WorkloadSpe
   const workload::StepReport report = workload::analyse_step(w, stream->totals(), timelines, run->result.rank_finish_ps);
   nlohmann::json j = run_summary_json(o.sim, t, shape, description, *run);
   j.update(report_json(w, stream->totals(), report));
+  j.update(reuse_json(stream->totals(), alone));
   j["peak_live_ops"] = run->result.peak_live_ops;
   write_run_files(o.sim, t, shape, *run, j);
   if (o.sim.json) {
@@ -226,6 +249,7 @@ std::optional<bool> run_streamed(WorkloadOptions& o, const workload::WorkloadSpe
     std::cout << "lowered       " << run->result.ops_total << " ops on " << stream->num_ranks()
               << " ranks on the fly, while simulating (at most " << run->result.peak_live_ops << " ops held at once)\n";
     print_run_human(o.sim, t, shape, description, *run);
+    print_reuse(stream->totals(), alone);
     print_report(w, report);
   }
   if (!run->result.complete) report_incomplete(*run);
@@ -236,9 +260,11 @@ void run_workload_command(WorkloadOptions& o) {
   check_output_path("--output", o.output);
   const std::string file = config::resolve_preset(o.workload, collsim_home() / "workload" / "presets", "workload").string();
   const workload::WorkloadSpec w = workload::load_workload(file);
-  // The file's model (and its fidelity) stand unless the command names a network model.
+  // The file's model (its fidelity and fast-forward) stand unless the command names a network
+  // model.
   if (!o.network_option->count()) {
     o.sim.network = w.cluster.network;
+    if (!o.fast_forward_option->count() && o.sim.network != "loggops") o.fast_forward = w.cluster.fast_forward;
     if (o.sim.fidelity.empty() && !w.cluster.fidelity.empty() && o.sim.network != "loggops") {
       try {
         (void)net::parse_fidelity(w.cluster.fidelity);
@@ -278,9 +304,14 @@ void run_workload_command(WorkloadOptions& o) {
     } else {
       lowering.gpus_per_node = w.parallel.tp;
     }
+    std::unique_ptr<reuse::AloneTimingTable> alone;
+    if (o.fast_forward == "collectives") {
+      alone = alone_timing_table(o.sim, t, w.world());
+      lowering.reuse = alone.get();
+    }
     const bool needs_whole_step = o.whole_step || !o.output.empty() || !o.sim.ops.empty() || !o.sim.observe.hdf5.empty();
     if (simulate && !needs_whole_step) {
-      if (const std::optional<bool> streamed = run_streamed(o, w, file, t, lowering, parallel)) {
+      if (const std::optional<bool> streamed = run_streamed(o, w, file, t, lowering, alone.get(), parallel)) {
         complete = *streamed;
         return;
       }
@@ -318,6 +349,7 @@ void run_workload_command(WorkloadOptions& o) {
     const workload::StepReport report = workload::analyse_step(w, step, start, end, run->result.rank_finish_ps);
     nlohmann::json j = run_summary_json(o.sim, t, step.schedule, description, *run);
     j.update(report_json(w, step, report));
+    j.update(reuse_json(step, alone.get()));
     ScheduleAnnotations annotations;
     annotations.spans = step.collectives;
     annotations.span_names = step.collective_names;
@@ -329,6 +361,7 @@ void run_workload_command(WorkloadOptions& o) {
       std::cout << j.dump(2) << std::endl;
     } else {
       print_run_human(o.sim, t, step.schedule, description, *run);
+      print_reuse(step, alone.get());
       print_report(w, report);
     }
     if (!complete) report_incomplete(*run);
@@ -350,6 +383,12 @@ void add_workload_command(CLI::App& app) {
                 "Lower the whole step before simulating it (otherwise each rank's part is lowered on the fly, "
                 "as the run reaches it, when nothing needs the whole schedule: no -o, --ops or --hdf5)");
   o->sim.add_to(*cmd);
+  o->fast_forward_option =
+      cmd->add_option("--fast-forward", o->fast_forward,
+                      "off: every message as the network model carries it. collectives: a blocking TP or EP "
+                      "collective inside one server is simulated once alone, then each repeat is a barrier over "
+                      "its group and each member's time alone (default: the workload file's cluster.fast_forward)")
+          ->check(CLI::IsMember({"off", "collectives"}));
   o->network_option = cmd->get_option("--network");
   cmd->callback([o] { run_workload_command(*o); });
 }

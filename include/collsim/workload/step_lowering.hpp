@@ -12,6 +12,7 @@
 #include "collsim/collectives/system_model.hpp"
 #include "collsim/goal/op_span.hpp"
 #include "collsim/goal/schedule.hpp"
+#include "collsim/workload/collective_reuse.hpp"
 #include "collsim/workload/workload_spec.hpp"
 
 namespace collsim::workload {
@@ -23,6 +24,9 @@ enum class OpRole : std::uint8_t { Compute = 0, TP = 1, PP = 2, DP = 3, EP = 4 }
 struct LoweringOptions {
   std::uint32_t gpus_per_node = 1;  // consecutive ranks sharing a node (collectives plan for it)
   coll::SystemModel system;         // what "auto" tunes for (the arch comes from the device)
+  // Set: blocking TP and EP collectives inside one node are lowered as a barrier and the
+  // member's time alone (see collective_reuse.hpp).
+  CollectiveReuse* reuse = nullptr;
 };
 
 // What a step adds up to, whether lowered whole or streamed (step_stream.hpp).
@@ -32,6 +36,7 @@ struct StepTotals {
   double model_flops = 0;                         // per iteration on all GPUs, without recomputation
   std::uint64_t micro_batches = 0;
   std::uint64_t total_params = 0;
+  std::vector<std::uint64_t> collectives_reused;  // per rank: collectives lowered as barrier and calc
 };
 
 struct LoweredStep : StepTotals {

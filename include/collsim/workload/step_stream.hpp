@@ -33,9 +33,11 @@ class StepStream final : public goal::ScheduleStream {
   void finish_started();
   bool started(goal::RankId r) const { return started_[r] != 0; }
   // A rank's totals as another simulator rank counted them.
-  void set_rank_totals(goal::RankId r, std::uint64_t compute_ns, const std::array<std::uint64_t, kDimensions>& bytes) {
+  void set_rank_totals(goal::RankId r, std::uint64_t compute_ns, const std::array<std::uint64_t, kDimensions>& bytes,
+                       std::uint64_t collectives_reused) {
     totals_.compute_ns[r] = compute_ns;
     totals_.bytes_sent[r] = bytes;
+    totals_.collectives_reused[r] = collectives_reused;
   }
   std::uint64_t ops_emitted() const { return ops_emitted_; }
 

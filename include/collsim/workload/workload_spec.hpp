@@ -119,6 +119,7 @@ struct ClusterSpec {
   std::string fidelity;                  // per kind of link, as --fidelity (read by the command)
   std::uint64_t fidelity_line = 0;       // where the file gave it, for errors
   std::uint64_t fidelity_column = 0;
+  std::string fast_forward = "off";      // off or collectives, when the command does not say
   std::uint32_t gpus = 0;                // if given, must equal TP × PP × DP
 };
 

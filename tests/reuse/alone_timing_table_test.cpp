@@ -1,0 +1,132 @@
+// Collectives timed alone: a member's stand-in (the barrier, then its time after the barrier)
+// ends where the member ended alone, as packets and as flows; a late member holds the others
+// back by its lateness; each distinct collective is simulated once.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "collsim/collectives/generate.hpp"
+#include "collsim/goal/schedule_builder.hpp"
+#include "collsim/reuse/alone_timing_table.hpp"
+#include "exec/one_node_plan.hpp"
+#include "exec/servers_on_a_leaf.hpp"
+
+namespace collsim::reuse {
+namespace {
+
+constexpr std::int64_t kHalfNs = 500;  // the stand-in's calc is rounded to the nanosecond
+
+struct Cluster {
+  topo::Topology topology = exec::testing::servers_on_a_leaf(1, 8);
+  exec::Placement placement = exec::make_placement(exec::PlacementMethod::Linear, 8, 8);
+  exec::NetworkSetup setup(net::LinkModel model) const {
+    exec::NetworkSetup s;
+    s.topology = &topology;
+    s.placement = &placement;
+    s.options.fidelity = net::uniform_fidelity(model);
+    return s;
+  }
+};
+
+coll::Plan barrier_over(const coll::Plan& whole) {
+  coll::CollectiveSpec spec;
+  spec.collective = coll::Collective::Barrier;
+  spec.algorithm = "dissemination";
+  spec.num_ranks = whole.num_ranks;
+  spec.group = whole.group;
+  spec.ranks_per_node = whole.ranks_per_node;
+  return coll::make_plan(spec);
+}
+
+// Every member's stand-in; member `late` first computes for `late_ns`.
+goal::Schedule stand_ins(const coll::Plan& barrier, std::span<const std::uint64_t> after_ns, goal::RankId late = 0,
+                         std::uint64_t late_ns = 0) {
+  goal::ScheduleBuilder b(barrier.num_ranks);
+  for (std::uint32_t me = 0; me < barrier.n; ++me) {
+    b.begin_rank(barrier.group[me]);
+    coll::BuilderSink sink(b);
+    std::vector<goal::LocalOp> entry;
+    if (late_ns > 0 && barrier.group[me] == late) entry.push_back(b.add(goal::Op::calc(late_ns)));
+    const std::vector<goal::LocalOp> met = coll::emit_member(barrier, me, sink, entry);
+    const goal::LocalOp rest = b.add(goal::Op::calc(after_ns[me], 48));
+    for (goal::LocalOp m : met) b.add_requires(rest, m);
+    b.end_rank();
+  }
+  return b.finish();
+}
+
+std::vector<std::int64_t> finish_ps(const goal::Schedule& s, const exec::NetworkSetup& setup) {
+  auto local = pdes::make_local_transport();
+  const exec::SimulationRun run = exec::simulate(s, setup, *local);
+  EXPECT_TRUE(run.result.complete);
+  return run.result.rank_finish_ps;
+}
+
+class AloneTiming : public ::testing::TestWithParam<net::LinkModel> {};
+
+TEST_P(AloneTiming, AStandInEndsWhereItsMemberEndedAlone) {
+  const Cluster c;
+  AloneTimingTable table(c.setup(GetParam()));
+  const coll::Plan whole = exec::testing::one_node_plan(coll::Collective::Allreduce, "ring", 8, 4 << 20, 256 << 10);
+  const coll::Plan barrier = barrier_over(whole);
+  const std::span<const std::uint64_t> after = table.after_barrier_ns(whole, barrier);
+  ASSERT_EQ(after.size(), 8u);
+  const std::vector<std::int64_t> alone = table.alone_ps(whole);
+  // A lower bound by hand: each GPU sends 2 (n-1)/n of 4 MiB at 2400 Gb/s.
+  const double wire_ps = 2.0 * 7 / 8 * (4 << 20) * 8 / 2400e9 * 1e12;
+  const std::vector<std::int64_t> ends = finish_ps(stand_ins(barrier, after), c.setup(GetParam()));
+  for (std::uint32_t i = 0; i < 8; ++i) {
+    EXPECT_GT(static_cast<double>(alone[i]), wire_ps) << "member " << i;
+    EXPECT_NEAR(ends[i], alone[i], kHalfNs) << "member " << i;
+  }
+}
+
+TEST_P(AloneTiming, ALateMemberHoldsEveryStandInBackByItsLateness) {
+  const Cluster c;
+  AloneTimingTable table(c.setup(GetParam()));
+  const coll::Plan whole = exec::testing::one_node_plan(coll::Collective::Allreduce, "ring", 8, 4 << 20, 256 << 10);
+  const coll::Plan barrier = barrier_over(whole);
+  const std::span<const std::uint64_t> after = table.after_barrier_ns(whole, barrier);
+  const std::vector<std::int64_t> met = table.alone_ps(barrier);
+  const std::int64_t slowest_barrier = *std::max_element(met.begin(), met.end());
+  const std::uint64_t late_ns = 20'000;
+  const std::vector<std::int64_t> ends = finish_ps(stand_ins(barrier, after, 3, late_ns), c.setup(GetParam()));
+  for (std::uint32_t i = 0; i < 8; ++i) {
+    const auto rest = static_cast<std::int64_t>(after[i] * 1000);
+    // Nobody leaves the barrier before member 3 arrives; once it has, the barrier takes at
+    // most what it took the slowest member alone.
+    EXPECT_GE(ends[i], static_cast<std::int64_t>(late_ns * 1000) + rest) << "member " << i;
+    EXPECT_LE(ends[i], static_cast<std::int64_t>(late_ns * 1000) + slowest_barrier + rest) << "member " << i;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, AloneTiming, ::testing::Values(net::LinkModel::Packet, net::LinkModel::Flow),
+                         [](const auto& p) { return p.param == net::LinkModel::Packet ? "packets" : "flows"; });
+
+TEST(AloneTimingTable, EachDistinctCollectiveIsSimulatedOnce) {
+  const Cluster c;
+  AloneTimingTable table(c.setup(net::LinkModel::Flow));
+  coll::Plan whole = exec::testing::one_node_plan(coll::Collective::Allreduce, "ring", 8, 1 << 20, 256 << 10);
+  const coll::Plan barrier = barrier_over(whole);
+  const std::vector<std::uint64_t> first(table.after_barrier_ns(whole, barrier).begin(),
+                                         table.after_barrier_ns(whole, barrier).end());
+  EXPECT_EQ(table.collectives_timed(), 2u);  // the all-reduce and the barrier
+  whole.tag = 1 << 20;                         // another repeat of the same collective
+  const std::span<const std::uint64_t> again = table.after_barrier_ns(whole, barrier);
+  EXPECT_EQ(std::vector<std::uint64_t>(again.begin(), again.end()), first);
+  EXPECT_EQ(table.collectives_timed(), 2u);
+  const coll::Plan larger = exec::testing::one_node_plan(coll::Collective::Allreduce, "ring", 8, 2 << 20, 256 << 10);
+  const std::span<const std::uint64_t> more = table.after_barrier_ns(larger, barrier);
+  EXPECT_EQ(table.collectives_timed(), 3u);  // the barrier was known
+  for (std::uint32_t i = 0; i < 8; ++i) EXPECT_GT(more[i], first[i]);
+}
+
+TEST(AloneTimingTable, NeedsAFabric) {
+  exec::NetworkSetup loggops;
+  loggops.backend = exec::Backend::LogGOPS;
+  EXPECT_THROW(AloneTimingTable{loggops}, std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace collsim::reuse
