@@ -1,5 +1,6 @@
 #include "collsim/reuse/alone_timing_table.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <sstream>
 #include <stdexcept>
@@ -24,39 +25,153 @@ AloneTimingTable::AloneTimingTable(const exec::NetworkSetup& setup) : setup_(set
 
 AloneTimingTable::~AloneTimingTable() = default;
 
+struct AloneTimingTable::Island {
+  topo::Topology topology;
+  exec::Placement placement;  // member i is rank i
+  coll::Plan plan;            // over ranks 0..n-1
+  std::string shape;
+};
+
 // One table serves one run, whose plans share their system model: it is left out.
-std::string AloneTimingTable::key_of(const coll::Plan& p) {
+std::string AloneTimingTable::plan_key(const coll::Plan& p, bool with_group) {
   std::ostringstream k;
-  k << coll::to_string(p.collective) << ' ' << p.algorithm << ' ' << p.num_ranks << ' ' << p.bytes << ' ' << p.root
-    << ' ' << p.channels << ' ' << p.chunk_bytes << ' ' << p.max_in_flight << ' ' << p.steps_per_network_message
-    << ' ' << coll::to_string(p.protocol) << ' ' << p.reduce_bytes_per_ns << ' ' << p.launch_ns << ' ' << p.step_ns
-    << ' ' << p.network_step_ns << ' ' << p.ranks_per_node << ' ' << p.nics << ' ' << p.nic_of_rank << ' '
-    << p.channels_per_nic << ' ' << int{p.first_cpu} << ' ' << p.slices << " |";
-  for (goal::RankId r : p.group) k << ' ' << r;
+  k << coll::to_string(p.collective) << ' ' << p.algorithm << ' ' << p.n << ' ' << p.bytes << ' ' << p.root << ' '
+    << p.channels << ' ' << p.chunk_bytes << ' ' << p.max_in_flight << ' ' << p.steps_per_network_message << ' '
+    << coll::to_string(p.protocol) << ' ' << p.reduce_bytes_per_ns << ' ' << p.launch_ns << ' ' << p.step_ns << ' '
+    << p.network_step_ns << ' ' << p.ranks_per_node << ' ' << p.nics << ' ' << p.nic_of_rank << ' '
+    << p.channels_per_nic << ' ' << int{p.first_cpu} << ' ' << p.slices;
+  if (with_group) {
+    k << " | " << p.num_ranks << ':';
+    for (goal::RankId r : p.group) k << ' ' << r;
+  }
   return k.str();
 }
 
+namespace {
+
+// From `source`, each node's hop count and number of shortest paths (capped), over the links
+// `usable` allows.
+struct Reach {
+  std::vector<std::uint32_t> hops;
+  std::vector<std::uint64_t> paths;
+};
+template <typename Usable>
+Reach shortest_paths(const topo::Topology& t, topo::NodeId source, Usable usable) {
+  constexpr std::uint32_t kUnreached = 0xFFFFFFFFu;
+  constexpr std::uint64_t kMany = 1ull << 40;
+  Reach r{std::vector<std::uint32_t>(t.nodes().size(), kUnreached), std::vector<std::uint64_t>(t.nodes().size(), 0)};
+  r.hops[source] = 0;
+  r.paths[source] = 1;
+  std::vector<topo::NodeId> frontier{source};
+  for (std::size_t i = 0; i < frontier.size(); ++i) {
+    const topo::NodeId n = frontier[i];
+    // Paths go through switches only: a host forwards nothing.
+    if (n != source && t.node(n).kind == topo::NodeKind::Host) continue;
+    for (const topo::Port& port : t.ports(n)) {
+      if (!usable(t.link(port.link))) continue;
+      if (r.hops[port.peer] == kUnreached) {
+        r.hops[port.peer] = r.hops[n] + 1;
+        frontier.push_back(port.peer);
+      }
+      if (r.hops[port.peer] == r.hops[n] + 1) r.paths[port.peer] = std::min(kMany, r.paths[port.peer] + r.paths[n]);
+    }
+  }
+  return r;
+}
+
+}  // namespace
+
+std::optional<AloneTimingTable::Island> AloneTimingTable::island_of(const coll::Plan& plan) const {
+  if (setup_.host.scale_up.enabled()) return std::nullopt;
+  const topo::Topology& t = *setup_.topology;
+  // The members' hosts first, in the group's order; then what NVLink reaches from the first.
+  std::vector<topo::NodeId> order;
+  std::map<topo::NodeId, std::uint32_t> local;
+  std::vector<std::uint32_t> host_of;
+  for (goal::RankId r : plan.group) {
+    const topo::NodeId node = t.host(placement_.host_of.at(r));
+    const auto [it, added] = local.emplace(node, static_cast<std::uint32_t>(order.size()));
+    if (added) order.push_back(node);
+    host_of.push_back(it->second);
+  }
+  const std::size_t members = order.size();
+  std::vector<topo::NodeId> reached{order.front()};
+  std::map<topo::NodeId, bool> seen{{order.front(), true}};
+  for (std::size_t i = 0; i < reached.size(); ++i)
+    for (const topo::Port& port : t.ports(reached[i]))
+      if (t.link(port.link).medium == topo::LinkMedium::NvLink && seen.emplace(port.peer, true).second)
+        reached.push_back(port.peer);
+  for (std::size_t i = 1; i < members; ++i)
+    if (!seen.contains(order[i])) return std::nullopt;
+  // The island stands for the cluster only if every shortest path between members (what the
+  // routing spreads messages over) stays on NVLink.
+  for (std::size_t i = 0; i < members; ++i) {
+    const Reach all = shortest_paths(t, order[i], [](const topo::Link&) { return true; });
+    const Reach nvlink = shortest_paths(t, order[i], [](const topo::Link& l) { return l.medium == topo::LinkMedium::NvLink; });
+    for (std::size_t j = 0; j < members; ++j)
+      if (all.hops[order[j]] != nvlink.hops[order[j]] || all.paths[order[j]] != nvlink.paths[order[j]]) return std::nullopt;
+  }
+  for (topo::NodeId n : reached)
+    if (!local.contains(n)) {
+      local.emplace(n, static_cast<std::uint32_t>(order.size()));
+      order.push_back(n);
+    }
+  Island island;
+  std::ostringstream shape;
+  shape << members << " members, ranks on";
+  for (std::uint32_t h : host_of) shape << ' ' << h;
+  shape << "; nodes";
+  for (topo::NodeId n : order) {
+    const topo::Node& node = t.node(n);
+    island.topology.add_node(node.name, node.kind, node.params, 0);
+    shape << ' ' << topo::to_string(node.kind);
+    if (node.kind != topo::NodeKind::Host)
+      shape << '(' << node.params.latency.picoseconds() << ',' << node.params.buffer_bytes << ','
+            << node.params.shared_buffer << ')';
+  }
+  shape << "; links";
+  for (const topo::Link& l : t.links()) {
+    if (l.medium != topo::LinkMedium::NvLink || !local.contains(l.a) || !local.contains(l.b)) continue;
+    const std::uint32_t a = local.at(l.a), b = local.at(l.b);
+    island.topology.add_link(a, b, l.bandwidth, l.latency, l.medium);
+    shape << ' ' << a << '-' << b << ':' << l.bandwidth.bps() << ',' << l.latency.picoseconds();
+  }
+  island.placement = exec::placement_from_hosts(std::move(host_of), island.topology.num_hosts());
+  island.plan = plan;
+  island.plan.num_ranks = plan.n;
+  for (std::uint32_t i = 0; i < plan.n; ++i) island.plan.group[i] = i;
+  island.shape = shape.str();
+  return island;
+}
+
 const std::vector<std::int64_t>& AloneTimingTable::alone_ps(const coll::Plan& plan) {
-  const std::string key = key_of(plan);
+  std::optional<Island> island = island_of(plan);
+  const std::string key = island ? plan_key(plan, false) + " | " + island->shape : plan_key(plan, true);
   if (auto it = alone_.find(key); it != alone_.end()) return it->second;
   const auto t0 = std::chrono::steady_clock::now();
-  const goal::Schedule schedule = coll::generate(plan);
-  const exec::SimulationRun run = exec::simulate(schedule, setup_, *local_);
+  exec::NetworkSetup setup = setup_;
+  if (island) {
+    setup.topology = &island->topology;
+    setup.placement = &island->placement;
+  }
+  const coll::Plan& alone = island ? island->plan : plan;
+  const exec::SimulationRun run = exec::simulate(coll::generate(alone), setup, *local_);
   if (!run.result.complete)
     throw std::runtime_error("the " + std::string(coll::to_string(plan.collective)) + " of " +
                              std::to_string(plan.bytes) + " bytes on " + std::to_string(plan.n) +
                              " ranks did not complete when simulated alone");
   std::vector<std::int64_t> ends;
-  ends.reserve(plan.group.size());
-  for (goal::RankId r : plan.group) ends.push_back(run.result.rank_finish_ps.at(r));
+  ends.reserve(alone.group.size());
+  for (goal::RankId r : alone.group) ends.push_back(run.result.rank_finish_ps.at(r));
   seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ++timed_;
-  logging::logger("reuse").debug("timed alone: {} ({} events)", key, run.result.events);
+  logging::logger("reuse").debug("timed alone{}: {} ({} events)", island ? " on its NVLink island" : "", key,
+                                 run.result.events);
   return alone_.emplace(key, std::move(ends)).first->second;
 }
 
 std::span<const std::uint64_t> AloneTimingTable::after_barrier_ns(const coll::Plan& whole, const coll::Plan& barrier) {
-  const std::string key = key_of(whole);
+  const std::string key = plan_key(whole, true);
   if (auto it = after_barrier_.find(key); it != after_barrier_.end()) return it->second;
   if (barrier.group != whole.group) throw std::invalid_argument("reuse: a barrier over another group than the collective's");
   const std::vector<std::int64_t> full = alone_ps(whole);  // a copy: the next call may grow the map

@@ -1,6 +1,7 @@
 // Collectives timed alone: a member's stand-in (the barrier, then its time after the barrier)
 // ends where the member ended alone, as packets and as flows; a late member holds the others
-// back by its lateness; each distinct collective is simulated once.
+// back by its lateness; a server's NVLink island times a collective as the whole cluster does;
+// each distinct collective is simulated once.
 
 #include <gtest/gtest.h>
 
@@ -120,6 +121,61 @@ TEST(AloneTimingTable, EachDistinctCollectiveIsSimulatedOnce) {
   const std::span<const std::uint64_t> more = table.after_barrier_ns(larger, barrier);
   EXPECT_EQ(table.collectives_timed(), 3u);  // the barrier was known
   for (std::uint32_t i = 0; i < 8; ++i) EXPECT_GT(more[i], first[i]);
+}
+
+// `servers` servers of 8 GPUs on an NVSwitch each; GPU g of every server on rail leaf g, the
+// leaves on one spine: between GPUs of a server NVLink (2 hops) is shorter than the network (4).
+topo::Topology servers_on_rails(std::uint32_t servers) {
+  topo::Topology t;
+  std::vector<topo::NodeId> hosts;
+  for (std::uint32_t s = 0; s < servers; ++s)
+    for (std::uint32_t g = 0; g < 8; ++g)
+      hosts.push_back(t.add_node("gpu" + std::to_string(s) + "_" + std::to_string(g), topo::NodeKind::Host, {}, s));
+  const topo::NodeId spine = t.add_node("spine", topo::NodeKind::Switch);
+  for (std::uint32_t g = 0; g < 8; ++g) {
+    const topo::NodeId leaf = t.add_node("leaf" + std::to_string(g), topo::NodeKind::Switch);
+    t.add_link(leaf, spine, Bandwidth::gbps(400), pdes::SimTime::ns(500));
+    for (std::uint32_t s = 0; s < servers; ++s) t.add_link(hosts[s * 8 + g], leaf, Bandwidth::gbps(200), pdes::SimTime::ns(500));
+  }
+  for (std::uint32_t s = 0; s < servers; ++s) {
+    const topo::NodeId nvs = t.add_node("nvs" + std::to_string(s), topo::NodeKind::NvSwitch);
+    for (std::uint32_t g = 0; g < 8; ++g)
+      t.add_link(hosts[s * 8 + g], nvs, Bandwidth::gbps(2400), pdes::SimTime::ns(100), topo::LinkMedium::NvLink);
+  }
+  return t;
+}
+
+coll::Plan allreduce_on(std::uint32_t num_ranks, std::uint32_t first) {
+  coll::CollectiveSpec spec;
+  spec.collective = coll::Collective::Allreduce;
+  spec.algorithm = "ring";
+  spec.num_ranks = num_ranks;
+  for (std::uint32_t i = 0; i < 8; ++i) spec.group.push_back(first + i);
+  spec.bytes = 4 << 20;
+  spec.ranks_per_node = 8;
+  spec.channels = 2;
+  spec.chunk_bytes = 256 << 10;
+  spec.protocol = coll::Protocol::Simple;
+  return coll::make_plan(spec);
+}
+
+TEST_P(AloneTiming, OneServersNvlinkTimesItsCollectivesAsTheWholeClusterDoes) {
+  const topo::Topology rails = servers_on_rails(3);
+  const exec::Placement placement = exec::make_placement(exec::PlacementMethod::Linear, 24, 24);
+  exec::NetworkSetup setup;
+  setup.topology = &rails;
+  setup.placement = &placement;
+  setup.options.fidelity = net::uniform_fidelity(GetParam());
+  AloneTimingTable table(setup);
+  for (std::uint32_t server : {1u, 2u}) {
+    const coll::Plan plan = allreduce_on(24, 8 * server);
+    auto local = pdes::make_local_transport();
+    const exec::SimulationRun whole_cluster = exec::simulate(coll::generate(plan), setup, *local);
+    const std::vector<std::int64_t>& alone = table.alone_ps(plan);
+    for (std::uint32_t i = 0; i < 8; ++i)
+      EXPECT_EQ(alone[i], whole_cluster.result.rank_finish_ps[8 * server + i]) << "server " << server << " member " << i;
+  }
+  EXPECT_EQ(table.collectives_timed(), 1u);  // both servers' NVLink islands have one shape
 }
 
 TEST(AloneTimingTable, NeedsAFabric) {

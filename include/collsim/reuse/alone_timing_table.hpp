@@ -2,14 +2,18 @@
 // Collectives timed alone, on the network a run uses, once per distinct collective: what the
 // workload lowering asks when it reuses a collective's timing (workload::CollectiveReuse).
 //
-// A collective is named by its plan without its tag (kind, algorithm, group, size, channels,
-// chunking, protocol, costs); it runs from time zero on the same topology, parameters,
-// fidelity, placement and host costs as the run, with nothing else on the network, on this
-// process alone (every simulator rank of a parallel run builds the same table).
+// A collective runs from time zero with the run's parameters, fidelity and host costs and
+// nothing else on the network, on this process alone (every simulator rank of a parallel run
+// builds the same table). Where its members' hosts reach each other over NVLink, it runs on
+// that NVLink island alone (the hosts and switches NVLink joins them to, as a topology of
+// their own), and is named by its plan without its tag and group and by the island's shape:
+// the 128 servers of a cluster share one timing. Otherwise (or with --scale-up message, whose
+// notices cross the network) it runs on the whole topology, named by its group too.
 
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -37,12 +41,15 @@ class AloneTimingTable final : public workload::CollectiveReuse {
   double seconds_timing() const { return seconds_; }
 
  private:
-  static std::string key_of(const coll::Plan& plan);
+  struct Island;
+  // The plan's island (nothing when its hosts are not joined by NVLink), and its key.
+  std::optional<Island> island_of(const coll::Plan& plan) const;
+  static std::string plan_key(const coll::Plan& plan, bool with_group);
 
   exec::Placement placement_;
   exec::NetworkSetup setup_;
   std::unique_ptr<pdes::Transport> local_;
-  std::map<std::string, std::vector<std::int64_t>> alone_;
+  std::map<std::string, std::vector<std::int64_t>> alone_;  // per member, by plan key
   std::map<std::string, std::vector<std::uint64_t>> after_barrier_;
   std::uint64_t timed_ = 0;
   double seconds_ = 0;
