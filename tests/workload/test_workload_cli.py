@@ -196,6 +196,45 @@ class Workload(unittest.TestCase):
         self.assertIn("bad_fidelity.yaml:8:50: key", r.stderr)
         self.assertIn("key 'fidelity': unknown model 'fast' (packet, flow)", r.stderr)
 
+    def test_reused_collectives_stand_in_for_tp_collectives_on_any_number_of_ranks(self):
+        # TP 2 inside a server: its collectives timed once alone and each repeat a barrier and
+        # the member's time alone; the iteration within 1 % of the exact run, the same bytes,
+        # fewer events (a pair's ring is hardly more ops than its barrier); the same JSON streamed on 1 and 3 ranks and lowered whole.
+        path = self.write("mid_reuse.yaml", SMALL.replace("hidden: 256", "hidden: 512").replace("seq: 128", "seq: 1024"))
+        exact = self.report(path)
+        self.assertNotIn("fast_forward", exact)
+        reused = self.report(path, "--fast-forward", "collectives")
+        self.assertTrue(reused["complete"])
+        self.assertEqual(reused["fast_forward"], "collectives")
+        self.assertGreater(reused["collectives_reused"], 0)
+        self.assertGreaterEqual(reused["collectives_timed_alone"], 2)  # a collective and its barrier
+        self.assertLess(abs(reused["iteration_ps"] - exact["iteration_ps"]), 0.01 * exact["iteration_ps"])
+        self.assertEqual(reused["bytes_per_rank"], exact["bytes_per_rank"])
+        self.assertLess(reused["events"], exact["events"])
+        # Each simulator rank times what its own GPUs need.
+        per_rank = VOLATILE | {"timing_alone_s", "collectives_timed_alone"}
+        for other in (self.report(path, "--fast-forward", "collectives", ranks=3),
+                      self.report(path, "--fast-forward", "collectives", "--whole-step")):
+            for key in reused:
+                if key not in per_rank:
+                    self.assertEqual(reused[key], other.get(key), key)
+        r = collsim("workload", path, "--network", "loggops", "--fast-forward", "collectives")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("collectives needs --network packet or flow", r.stderr)
+
+    def test_the_files_fast_forward_is_a_default_the_command_line_replaces(self):
+        path = self.write("reuse.yaml", SMALL.replace("cluster: {topology: dgx_h100_superpod}",
+                                                      "cluster: {topology: dgx_h100_superpod, fast_forward: collectives}"))
+        self.assertEqual(self.report(path)["fast_forward"], "collectives")
+        self.assertNotIn("fast_forward", self.report(path, "--fast-forward", "off"))
+        self.assertNotIn("fast_forward", self.report(path, "--network", "packet"))
+        bad = self.write("bad_reuse.yaml", SMALL.replace("cluster: {topology: dgx_h100_superpod}",
+                                                         "cluster: {topology: dgx_h100_superpod, fast_forward: on}"))
+        r = collsim("workload", bad)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("bad_reuse.yaml:8:", r.stderr)
+        self.assertIn("key 'fast_forward': expected off or collectives, found 'on'", r.stderr)
+
     def test_writing_only_lowers(self):
         goal = os.path.join(self.dir.name, "only.goal")
         r = collsim("workload", self.small, "-o", goal)
