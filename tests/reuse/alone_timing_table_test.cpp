@@ -64,19 +64,26 @@ std::vector<std::int64_t> finish_ps(const goal::Schedule& s, const exec::Network
   return run.result.rank_finish_ps;
 }
 
-class AloneTiming : public ::testing::TestWithParam<net::LinkModel> {};
+// A 4 MiB ring all-reduce of 8 GPUs, the barrier over them, and each member's time after it.
+class AloneTiming : public ::testing::TestWithParam<net::LinkModel> {
+ protected:
+  Cluster c;
+  AloneTimingTable table{c.setup(GetParam())};
+  coll::Plan whole = exec::testing::one_node_plan(coll::Collective::Allreduce, "ring", 8, 4 << 20, 256 << 10);
+  coll::Plan barrier = barrier_over(whole);
+  std::vector<std::uint64_t> after() {
+    const std::span<const std::uint64_t> ns = table.after_barrier_ns(whole, barrier);
+    return {ns.begin(), ns.end()};
+  }
+};
 
 TEST_P(AloneTiming, AStandInEndsWhereItsMemberEndedAlone) {
-  const Cluster c;
-  AloneTimingTable table(c.setup(GetParam()));
-  const coll::Plan whole = exec::testing::one_node_plan(coll::Collective::Allreduce, "ring", 8, 4 << 20, 256 << 10);
-  const coll::Plan barrier = barrier_over(whole);
-  const std::span<const std::uint64_t> after = table.after_barrier_ns(whole, barrier);
-  ASSERT_EQ(after.size(), 8u);
+  const std::vector<std::uint64_t> rest = after();
+  ASSERT_EQ(rest.size(), 8u);
   const std::vector<std::int64_t> alone = table.alone_ps(whole);
   // A lower bound by hand: each GPU sends 2 (n-1)/n of 4 MiB at 2400 Gb/s.
   const double wire_ps = 2.0 * 7 / 8 * (4 << 20) * 8 / 2400e9 * 1e12;
-  const std::vector<std::int64_t> ends = finish_ps(stand_ins(barrier, after), c.setup(GetParam()));
+  const std::vector<std::int64_t> ends = finish_ps(stand_ins(barrier, rest), c.setup(GetParam()));
   for (std::uint32_t i = 0; i < 8; ++i) {
     EXPECT_GT(static_cast<double>(alone[i]), wire_ps) << "member " << i;
     EXPECT_NEAR(ends[i], alone[i], kHalfNs) << "member " << i;
@@ -84,17 +91,13 @@ TEST_P(AloneTiming, AStandInEndsWhereItsMemberEndedAlone) {
 }
 
 TEST_P(AloneTiming, ALateMemberHoldsEveryStandInBackByItsLateness) {
-  const Cluster c;
-  AloneTimingTable table(c.setup(GetParam()));
-  const coll::Plan whole = exec::testing::one_node_plan(coll::Collective::Allreduce, "ring", 8, 4 << 20, 256 << 10);
-  const coll::Plan barrier = barrier_over(whole);
-  const std::span<const std::uint64_t> after = table.after_barrier_ns(whole, barrier);
+  const std::vector<std::uint64_t> after_ns = after();
   const std::vector<std::int64_t> met = table.alone_ps(barrier);
   const std::int64_t slowest_barrier = *std::max_element(met.begin(), met.end());
   const std::uint64_t late_ns = 20'000;
-  const std::vector<std::int64_t> ends = finish_ps(stand_ins(barrier, after, 3, late_ns), c.setup(GetParam()));
+  const std::vector<std::int64_t> ends = finish_ps(stand_ins(barrier, after_ns, 3, late_ns), c.setup(GetParam()));
   for (std::uint32_t i = 0; i < 8; ++i) {
-    const auto rest = static_cast<std::int64_t>(after[i] * 1000);
+    const auto rest = static_cast<std::int64_t>(after_ns[i] * 1000);
     // Nobody leaves the barrier before member 3 arrives; once it has, the barrier takes at
     // most what it took the slowest member alone.
     EXPECT_GE(ends[i], static_cast<std::int64_t>(late_ns * 1000) + rest) << "member " << i;
@@ -166,16 +169,16 @@ TEST_P(AloneTiming, OneServersNvlinkTimesItsCollectivesAsTheWholeClusterDoes) {
   setup.topology = &rails;
   setup.placement = &placement;
   setup.options.fidelity = net::uniform_fidelity(GetParam());
-  AloneTimingTable table(setup);
+  AloneTimingTable cluster_table(setup);
   for (std::uint32_t server : {1u, 2u}) {
     const coll::Plan plan = allreduce_on(24, 8 * server);
     auto local = pdes::make_local_transport();
     const exec::SimulationRun whole_cluster = exec::simulate(coll::generate(plan), setup, *local);
-    const std::vector<std::int64_t>& alone = table.alone_ps(plan);
+    const std::vector<std::int64_t>& alone = cluster_table.alone_ps(plan);
     for (std::uint32_t i = 0; i < 8; ++i)
       EXPECT_EQ(alone[i], whole_cluster.result.rank_finish_ps[8 * server + i]) << "server " << server << " member " << i;
   }
-  EXPECT_EQ(table.collectives_timed(), 1u);  // both servers' NVLink islands have one shape
+  EXPECT_EQ(cluster_table.collectives_timed(), 1u);  // both servers' NVLink islands have one shape
 }
 
 TEST(AloneTimingTable, NeedsAFabric) {

@@ -44,15 +44,23 @@ std::uint64_t count_ops(const goal::Schedule& s, goal::RankId r, goal::OpKind ki
   return n;
 }
 
+// The step lowered as itself and with `reuse`, on nodes of `gpus_per_node`.
+struct Both {
+  LoweredStep exact, reused;
+};
+Both lower_both(const WorkloadSpec& w, std::uint32_t gpus_per_node, FixedReuse& reuse) {
+  LoweringOptions options;
+  options.gpus_per_node = gpus_per_node;
+  Both out{lower_step(w, options), {}};
+  options.reuse = &reuse;
+  out.reused = lower_step(w, options);
+  return out;
+}
+
 TEST(CollectiveReuse, TensorParallelAllReducesInOneNodeBecomeABarrierAndTheMembersTime) {
   const std::uint32_t t = 4, L = 4, m = 2;
-  const WorkloadSpec w = tiny_transformer(t, 1, 1, m);
-  LoweringOptions options;
-  options.gpus_per_node = 4;
-  const LoweredStep exact = lower_step(w, options);
   FixedReuse reuse;
-  options.reuse = &reuse;
-  const LoweredStep reused = lower_step(w, options);
+  const auto [exact, reused] = lower_both(tiny_transformer(t, 1, 1, m), 4, reuse);
   // (4L + 2) all-reduces per micro-batch (see communication_volume_test), each reused; the
   // lowering asks once per rank for its one kind of collective.
   const std::uint64_t collectives = m * (4 * L + 2);
@@ -82,34 +90,23 @@ TEST(CollectiveReuse, TensorParallelAllReducesInOneNodeBecomeABarrierAndTheMembe
 
 TEST(CollectiveReuse, CollectivesAcrossNodesAndDeclinedOnesAreLoweredAsThemselves) {
   const WorkloadSpec w = tiny_transformer(4, 1, 1, 2);
-  LoweringOptions options;
-  options.gpus_per_node = 2;  // the TP group spans two nodes
-  const LoweredStep exact = lower_step(w, options);
   FixedReuse reuse;
-  options.reuse = &reuse;
-  const LoweredStep across = lower_step(w, options);
+  const Both across = lower_both(w, 2, reuse);  // the TP group spans two nodes
   EXPECT_EQ(reuse.asked, 0u);
-  EXPECT_EQ(across.schedule.num_ops(), exact.schedule.num_ops());
+  EXPECT_EQ(across.reused.schedule.num_ops(), across.exact.schedule.num_ops());
 
-  options.gpus_per_node = 4;
-  const LoweredStep exact_in_node = lower_step(w, LoweringOptions{4, {}, nullptr});
   reuse.decline = true;
-  const LoweredStep declined = lower_step(w, options);
-  EXPECT_EQ(declined.schedule.num_ops(), exact_in_node.schedule.num_ops());
-  EXPECT_EQ(declined.collectives_reused[0], 0u);
+  const Both declined = lower_both(w, 4, reuse);
+  EXPECT_EQ(declined.reused.schedule.num_ops(), declined.exact.schedule.num_ops());
+  EXPECT_EQ(declined.reused.collectives_reused[0], 0u);
 }
 
 TEST(CollectiveReuse, DataParallelBucketsAreNeverReused) {
   // TP 1, DP 4 in one node: the only collectives are the DP stream's, which overlap compute.
-  const WorkloadSpec w = tiny_transformer(1, 1, 4, 2);
-  LoweringOptions options;
-  options.gpus_per_node = 4;
-  const LoweredStep exact = lower_step(w, options);
   FixedReuse reuse;
-  options.reuse = &reuse;
-  const LoweredStep reused = lower_step(w, options);
+  const Both both = lower_both(tiny_transformer(1, 1, 4, 2), 4, reuse);
   EXPECT_EQ(reuse.asked, 0u);
-  EXPECT_EQ(reused.schedule.num_ops(), exact.schedule.num_ops());
+  EXPECT_EQ(both.reused.schedule.num_ops(), both.exact.schedule.num_ops());
 }
 
 }  // namespace
