@@ -235,8 +235,26 @@ class RankProgram {
     std::uint64_t after_barrier_ns = 0;
     std::uint64_t bytes_sent = 0;
   };
+  // Whether, inside this rank's node, only stream s's messages reach this rank: no group of
+  // another dimension (nor a pipeline peer) has another member on the node.
+  bool node_carries_only(Stream s) const {
+    const RankId node = rank_ / options_.gpus_per_node;
+    auto on_node = [&](RankId r) { return r != rank_ && r / options_.gpus_per_node == node; };
+    for (Stream t : {Stream::TP, Stream::DP, Stream::EP, Stream::ExpertDP}) {
+      if (t == s) continue;
+      for (RankId r : group(t))
+        if (on_node(r)) return false;
+    }
+    for (std::uint32_t stage = 0; stage < p_.pp; ++stage)
+      if (on_node(layout_.on_stage(rank_, stage))) return false;
+    return true;
+  }
+
+  // A collective is reused only where its timing alone can hold: blocking (TP, EP), inside
+  // one node, and nothing else of the step crossing that node's NVLink to its members.
   Reused* reused(Stream s, const coll::Plan& pl, std::uint32_t me) {
     if (!options_.reuse || (s != Stream::TP && s != Stream::EP) || pl.ranks_per_node < pl.n) return nullptr;
+    if (!node_carries_only(s)) return nullptr;
     const auto key = std::make_tuple(static_cast<int>(s), static_cast<int>(pl.collective), pl.bytes);
     auto it = reused_plans_.find(key);
     if (it == reused_plans_.end()) {

@@ -1,7 +1,7 @@
 // Reused collectives in the lowering: a blocking TP collective inside one node becomes a
 // dissemination barrier over its group and one calc of the member's time after it, with the
-// bytes it would have sent still counted; collectives across nodes and a reuse that declines
-// are lowered as themselves.
+// bytes it would have sent still counted; collectives across nodes, beside other traffic in
+// their node, and a reuse that declines are lowered as themselves.
 
 #include <gtest/gtest.h>
 
@@ -99,6 +99,20 @@ TEST(CollectiveReuse, CollectivesAcrossNodesAndDeclinedOnesAreLoweredAsThemselve
   const Both declined = lower_both(w, 4, reuse);
   EXPECT_EQ(declined.reused.schedule.num_ops(), declined.exact.schedule.num_ops());
   EXPECT_EQ(declined.reused.collectives_reused[0], 0u);
+}
+
+TEST(CollectiveReuse, TensorParallelCollectivesBesideOtherTrafficInTheirNodeAreNotReused) {
+  // TP 2 and DP 2 on nodes of 4: the gradient buckets of {0, 2} cross the node's NVLink beside
+  // the TP collectives of {0, 1}; PP 2 on nodes of 4 (TP 2): the pipeline's messages do.
+  FixedReuse reuse;
+  const Both dp = lower_both(tiny_transformer(2, 1, 2, 2), 4, reuse);
+  const Both pp = lower_both(tiny_transformer(2, 2, 1, 2), 4, reuse);
+  EXPECT_EQ(reuse.asked, 0u);
+  EXPECT_EQ(dp.reused.schedule.num_ops(), dp.exact.schedule.num_ops());
+  EXPECT_EQ(pp.reused.schedule.num_ops(), pp.exact.schedule.num_ops());
+  // Nodes of 2: each node is one TP group and nothing else.
+  const Both alone = lower_both(tiny_transformer(2, 2, 2, 2), 2, reuse);
+  EXPECT_GT(alone.reused.collectives_reused[0], 0u);
 }
 
 TEST(CollectiveReuse, DataParallelBucketsAreNeverReused) {

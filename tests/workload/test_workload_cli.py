@@ -197,10 +197,11 @@ class Workload(unittest.TestCase):
         self.assertIn("key 'fidelity': unknown model 'fast' (packet, flow)", r.stderr)
 
     def test_reused_collectives_stand_in_for_tp_collectives_on_any_number_of_ranks(self):
-        # TP 2 inside a server: its collectives timed once alone and each repeat a barrier and
+        # TP 8, one server each: its collectives timed once alone and each repeat a barrier and
         # the member's time alone; the iteration within 1 % of the exact run, the same bytes,
-        # fewer events (a pair's ring is hardly more ops than its barrier); the same JSON streamed on 1 and 3 ranks and lowered whole.
-        path = self.write("mid_reuse.yaml", SMALL.replace("hidden: 256", "hidden: 512").replace("seq: 128", "seq: 1024"))
+        # fewer ops and events; the same JSON streamed on 1 and 3 ranks and lowered whole.
+        path = self.write("mid_reuse.yaml", SMALL.replace("hidden: 256", "hidden: 512").replace("seq: 128", "seq: 1024")
+                          .replace("tp: 2, sp: true, pp: 2, dp: 4", "tp: 8, sp: true, pp: 2, dp: 1"))
         exact = self.report(path)
         self.assertNotIn("fast_forward", exact)
         reused = self.report(path, "--fast-forward", "collectives")
@@ -210,6 +211,7 @@ class Workload(unittest.TestCase):
         self.assertGreaterEqual(reused["collectives_timed_alone"], 2)  # a collective and its barrier
         self.assertLess(abs(reused["iteration_ps"] - exact["iteration_ps"]), 0.01 * exact["iteration_ps"])
         self.assertEqual(reused["bytes_per_rank"], exact["bytes_per_rank"])
+        self.assertLess(reused["ops_total"], exact["ops_total"])
         self.assertLess(reused["events"], exact["events"])
         # Each simulator rank times what its own GPUs need.
         per_rank = VOLATILE | {"timing_alone_s", "collectives_timed_alone"}
