@@ -75,6 +75,14 @@ TEST(WorkloadLoader, EveryPresetLoads) {
   EXPECT_GE(n, 4);
 }
 
+TEST(WorkloadLoader, FastForwardIsOffOrCollectives) {
+  EXPECT_EQ(load_workload(write(kValid)).cluster.fast_forward, "off");
+  std::string text = kValid + "cluster:\n  fast_forward: collectives\n";
+  EXPECT_EQ(load_workload(write(text)).cluster.fast_forward, "collectives");
+  const std::string e = error_of("device:", "cluster:\n  fast_forward: steady\ndevice:");
+  EXPECT_NE(e.find(":16:17: key 'fast_forward': expected off or collectives, found 'steady'"), std::string::npos) << e;
+}
+
 TEST(WorkloadLoader, TensorParallelismMustDivideTheHeads) {
   const std::string e = error_of("tp: 2", "tp: 3");
   EXPECT_NE(e.find("TP = 3 does not divide the 8 attention heads"), std::string::npos) << e;
