@@ -50,6 +50,17 @@ class Workload(unittest.TestCase):
             f.write(text)
         return path
 
+    def with_cluster(self, name, keys):
+        """SMALL with more keys in its cluster map."""
+        return self.write(name, SMALL.replace("cluster: {topology: dgx_h100_superpod}",
+                                              "cluster: {topology: dgx_h100_superpod, " + keys + "}"))
+
+    def refused(self, path, *fragments):
+        r = collsim("workload", path)
+        self.assertNotEqual(r.returncode, 0)
+        for f in fragments:
+            self.assertIn(f, r.stderr)
+
     def report(self, *args, ranks=0):
         r = collsim("workload", "--json", *args, ranks=ranks)
         self.assertEqual(r.returncode, 0, r.stderr)
@@ -183,18 +194,13 @@ class Workload(unittest.TestCase):
                     self.assertEqual(hybrid[key], other.get(key), key)
 
     def test_the_files_fidelity_is_a_default_the_command_line_replaces(self):
-        path = self.write("hybrid.yaml", SMALL.replace("cluster: {topology: dgx_h100_superpod}",
-                                                       "cluster: {topology: dgx_h100_superpod, fidelity: nvlink=flow}"))
+        path = self.with_cluster("hybrid.yaml", "fidelity: nvlink=flow")
         j = self.report(path)
         self.assertEqual(j["fidelity"], "network=packet nvlink=flow pcie=packet")
         self.assertEqual(self.report(path, "--fidelity", "all=flow")["fidelity"], "network=flow nvlink=flow pcie=flow")
         self.assertNotIn("fidelity", self.report(path, "--network", "packet"))
-        bad = self.write("bad_fidelity.yaml", SMALL.replace("cluster: {topology: dgx_h100_superpod}",
-                                                            "cluster: {topology: dgx_h100_superpod, fidelity: nvlink=fast}"))
-        r = collsim("workload", bad)
-        self.assertNotEqual(r.returncode, 0)
-        self.assertIn("bad_fidelity.yaml:8:50: key", r.stderr)
-        self.assertIn("key 'fidelity': unknown model 'fast' (packet, flow)", r.stderr)
+        self.refused(self.with_cluster("bad_fidelity.yaml", "fidelity: nvlink=fast"), "bad_fidelity.yaml:8:50: key",
+                     "key 'fidelity': unknown model 'fast' (packet, flow)")
 
     def test_reused_collectives_stand_in_for_tp_collectives_on_any_number_of_ranks(self):
         # TP 8, one server each: its collectives timed once alone and each repeat a barrier and
@@ -225,17 +231,12 @@ class Workload(unittest.TestCase):
         self.assertIn("collectives needs --network packet or flow", r.stderr)
 
     def test_the_files_fast_forward_is_a_default_the_command_line_replaces(self):
-        path = self.write("reuse.yaml", SMALL.replace("cluster: {topology: dgx_h100_superpod}",
-                                                      "cluster: {topology: dgx_h100_superpod, fast_forward: collectives}"))
+        path = self.with_cluster("reuse.yaml", "fast_forward: collectives")
         self.assertEqual(self.report(path)["fast_forward"], "collectives")
         self.assertNotIn("fast_forward", self.report(path, "--fast-forward", "off"))
         self.assertNotIn("fast_forward", self.report(path, "--network", "packet"))
-        bad = self.write("bad_reuse.yaml", SMALL.replace("cluster: {topology: dgx_h100_superpod}",
-                                                         "cluster: {topology: dgx_h100_superpod, fast_forward: on}"))
-        r = collsim("workload", bad)
-        self.assertNotEqual(r.returncode, 0)
-        self.assertIn("bad_reuse.yaml:8:", r.stderr)
-        self.assertIn("key 'fast_forward': expected off or collectives, found 'on'", r.stderr)
+        self.refused(self.with_cluster("bad_reuse.yaml", "fast_forward: on"), "bad_reuse.yaml:8:",
+                     "key 'fast_forward': expected off or collectives, found 'on'")
 
     def test_writing_only_lowers(self):
         goal = os.path.join(self.dir.name, "only.goal")
