@@ -315,7 +315,9 @@ void SimulationCliOptions::add_to(CLI::App& cmd) {
                  "Packet mode: how messages inside a server travel: packet, or message (rendezvous data as one "
                  "delay per port instead of NVLink packets: much faster, approximate; see the README)")
       ->capture_default_str();
-  cmd.add_option("--loggops-set", loggops_set, "LogGOPS parameter name=value (L, o, g, G, O, S; LogGOPSim's defaults)");
+  cmd.add_option("--loggops-set", loggops_set, "LogGOPS parameter name=value (L, o, g, G, O, S; LogGOPSim's defaults). A whole number is in "
+                 "LogGOPSim's unit (ns, ns per byte, bytes); fractions and units also go: L=3.7us, G=0.04 or G=0.04ns "
+                 "or G=200Gbps (the gap per byte to the picosecond, in G and G_ps), S=64KiB");
   cmd.add_option("--host-set", host_set, "Host cost name=value: o (ns per message), O (ns per byte), S (eager limit), control_bytes");
   cmd.add_flag("--json", json, "Print the summary as JSON");
   cmd.add_option("--summary", summary, "Write the JSON summary to this file");

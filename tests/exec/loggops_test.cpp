@@ -49,12 +49,55 @@ TEST(LogGOPSParams, SetsByShortOrLongNameAndRejectsBadValues) {
   EXPECT_EQ(p.g, 900u);
   EXPECT_THROW(set_loggops_param(p, "X", "1"), std::invalid_argument);
   EXPECT_THROW(set_loggops_param(p, "L", "-1"), std::invalid_argument);
-  EXPECT_THROW(set_loggops_param(p, "L", "12ns"), std::invalid_argument);
   EXPECT_THROW(set_loggops_param(p, "o", "2147483648"), std::invalid_argument);
   p.L = kMaxLogGOPSParam + 1;
   EXPECT_THROW(validate(p), std::invalid_argument);
   EXPECT_THROW(simulate_loggops(parse("num_ranks 1\nrank 0 {\n}\n"), p), std::invalid_argument);
   EXPECT_NE(loggops_params_help().find("eager limit"), std::string::npos);
+}
+
+TEST(LogGOPSParams, FractionsAndUnitsAsAtlahsWritesThem) {
+  LogGOPSParams p;
+  // ATLAHS's 200 Gb/s: G=0.04 ns per byte, which LogGOPSim's integer G cannot hold; the whole
+  // gap per byte goes to G (ns) and G_ps (the rest).
+  set_loggops_param(p, "G", "0.04");
+  EXPECT_EQ(p.G, 0u);
+  EXPECT_EQ(p.G_ps, 40u);
+  set_loggops_param(p, "G", "1.5ns");
+  EXPECT_EQ(p.G, 1u);
+  EXPECT_EQ(p.G_ps, 500u);
+  set_loggops_param(p, "G", "200Gbps");  // 8 bits / 200 Gb/s = 40 ps
+  EXPECT_EQ(p.G, 0u);
+  EXPECT_EQ(p.G_ps, 40u);
+  set_loggops_param(p, "G", "25GB/s");  // 1 byte / 25 GB/s = 40 ps
+  EXPECT_EQ(p.G_ps, 40u);
+  set_loggops_param(p, "G", "12");  // a plain integer: LogGOPSim's G alone
+  EXPECT_EQ(p.G, 12u);
+  EXPECT_EQ(p.G_ps, 40u);
+  set_loggops_param(p, "L", "3.7us");
+  EXPECT_EQ(p.L, 3700u);
+  set_loggops_param(p, "o", "0.2 us");
+  EXPECT_EQ(p.o, 200u);
+  set_loggops_param(p, "g", "2000ps");
+  EXPECT_EQ(p.g, 2u);
+  EXPECT_THROW(set_loggops_param(p, "g", "1500ps"), std::invalid_argument);  // LogGOPSim's g is whole ns
+  EXPECT_THROW(set_loggops_param(p, "G_intra_ps", "900GB/s"), std::invalid_argument);  // 1.11 ps a byte
+  set_loggops_param(p, "G_intra_ps", "1TB/s");
+  EXPECT_EQ(p.G_intra_ps, 1u);
+  set_loggops_param(p, "S", "64KiB");
+  EXPECT_EQ(p.S, 65536u);
+  set_loggops_param(p, "L_intra", "0.5us");
+  EXPECT_EQ(p.L_intra, 500u);
+  for (const char* bad : {"12parsecs", "-1ns", "1e3", "0.0004ns", "300Gbps", ".", "3.7.1us"})
+    EXPECT_THROW(set_loggops_param(p, "G", bad), std::invalid_argument) << bad;
+  EXPECT_THROW(set_loggops_param(p, "causal", "0.5"), std::invalid_argument);
+  EXPECT_THROW(set_loggops_param(p, "ranks_per_node", "8ns"), std::invalid_argument);
+  EXPECT_THROW(set_loggops_param(p, "L", "3s"), std::invalid_argument);  // beyond LogGOPSim's int
+  try {
+    set_loggops_param(p, "G", "300Gbps");
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("not a whole number of picoseconds (26.66"), std::string::npos) << e.what();
+  }
 }
 
 // --- single messages ---------------------------------------------------------------------

@@ -223,6 +223,27 @@ class Run(unittest.TestCase):
             self.assertEqual(j["makespan_ps"], 81466 * 1000)
             self.assertEqual(j["rank_finish_ps"][127], 81466 * 1000)
 
+    def test_loggops_parameters_take_fractions_and_units(self):
+        # ATLAHS writes G=0.04 (ns per byte, 200 Gb/s): the same gap as G=200Gbps or G=0 with
+        # G_ps=40; L=2.5us is LogGOPSim's default L=2500, so the broadcast above is unchanged.
+        bcast = os.path.join(ROOT, "goal", "examples", "loggopsim2_binomialtreebcast_128_1024.goal")
+
+        def makespan(*settings):
+            args = [a for s in settings for a in ("--loggops-set", s)]
+            r = collsim("run", "--network", "loggops", "--schedule", bcast, "--json", *args)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            return json.loads(r.stdout)["makespan_ps"]
+
+        self.assertEqual(makespan("L=2.5us", "S=64KiB"), makespan("S=65536"))
+        self.assertEqual(makespan("L=2.5us"), 81466 * 1000)
+        atlahs = makespan("G=0.04")
+        self.assertEqual(atlahs, makespan("G=200Gbps"))
+        self.assertEqual(atlahs, makespan("G=0", "G_ps=40"))
+        self.assertLess(atlahs, makespan("G=1"))
+        r = collsim("run", "--network", "loggops", "--schedule", bcast, "--loggops-set", "G=0.0001ns")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("not a whole number of picoseconds", r.stderr)
+
     def test_op_times_in_hdf5(self):
         try:
             import h5py

@@ -1,5 +1,6 @@
 #pragma once
-// The LogGOPS model's parameters, as LogGOPSim takes them: integer nanoseconds and bytes.
+// The LogGOPS model's parameters, as LogGOPSim takes them: integer nanoseconds and bytes
+// (with fractions and units accepted on input, see set_loggops_param).
 // One table gives name, unit, default and help for --help, parsing and validation.
 //
 // The defaults are LogGOPSim's (its simulator.ggo): L=2500 o=1500 g=1000 G=6 O=0 S=65535.
@@ -53,8 +54,12 @@ std::span<const LogGOPSParamInfo> loggops_param_table();
 // The entry named `name` ("L" or LogGOPSim's long form "LogGOPS_L"), or nullptr.
 const LogGOPSParamInfo* find_loggops_param(std::string_view name);
 
-// Sets one parameter from a decimal integer; throws std::invalid_argument naming the
-// parameter and what it expects (unknown name, not a number, out of range).
+// Sets one parameter. A whole number is in the parameter's own unit, as LogGOPSim reads it
+// (and G alone). A fraction or a unit is exact to the picosecond: "3.7us", "0.04" or "0.04ns"
+// or "200Gbps" for G (the whole gap per byte: nanoseconds in G, the rest in G_ps), "64KiB"
+// for S; what does not come to whole nanoseconds (whole picoseconds for G, G_ps, G_intra_ps)
+// is refused, not rounded. Throws std::invalid_argument naming the parameter and what it
+// expects (unknown name, not a number, no such unit, out of range).
 void set_loggops_param(LogGOPSParams& params, std::string_view name, std::string_view value);
 // Throws std::invalid_argument if a value is out of LogGOPSim's range.
 void validate(const LogGOPSParams& params);
