@@ -259,14 +259,16 @@ class RankProgram {
     auto it = reused_plans_.find(key);
     if (it == reused_plans_.end()) {
       std::optional<Reused> r;
-      // The barrier's own time is subtracted from the member's time alone, so it costs only
-      // its messages' (no launch or step latency): the cheaper it is, the more collectives
-      // take at least as long as it and can be reused.
+      // The barrier starts with the collective's launch, which holds the cpu as the
+      // collective's own would (a pipeline send ready at the same instant waits behind it),
+      // and has no step latency: its time is subtracted from the member's time alone, and
+      // the cheaper it is, the more collectives take at least as long and can be reused.
       coll::CollectiveSpec spec = spec_of(s, coll::Collective::Barrier, 0);
       spec.algorithm = "dissemination";
       spec.channels = 1;
       spec.protocol = coll::Protocol::Simple;
-      spec.launch_ns = spec.step_ns = spec.network_step_ns = 0;
+      spec.launch_ns = pl.launch_ns;
+      spec.step_ns = spec.network_step_ns = 0;
       coll::Plan barrier = coll::make_plan(spec);
       barrier.tag = pl.tag;
       const std::span<const std::uint64_t> after = options_.reuse->after_barrier_ns(pl, barrier);
