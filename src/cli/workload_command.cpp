@@ -264,7 +264,9 @@ void run_workload_command(WorkloadOptions& o) {
   // model.
   if (!o.network_option->count()) {
     o.sim.network = w.cluster.network;
-    if (!o.fast_forward_option->count() && o.sim.network != "loggops") o.fast_forward = w.cluster.fast_forward;
+    // A written schedule is the step's own GOAL: the file's fast-forward is for simulating.
+    if (!o.fast_forward_option->count() && o.sim.network != "loggops" && o.output.empty())
+      o.fast_forward = w.cluster.fast_forward;
     if (o.sim.fidelity.empty() && !w.cluster.fidelity.empty() && o.sim.network != "loggops") {
       try {
         (void)net::parse_fidelity(w.cluster.fidelity);
@@ -278,6 +280,10 @@ void run_workload_command(WorkloadOptions& o) {
   if (o.sim.topology.empty() && !w.cluster.topology.empty()) o.sim.topology = config::resolve_preset(w.cluster.topology, collsim_home() / "topologies", "topology").string();
   const bool simulate = o.run || o.output.empty();
   o.sim.check(simulate);
+  if (o.fast_forward == "collectives" && !o.output.empty())
+    throw CLI::ValidationError("--fast-forward",
+                               "collectives lowers repeats to stand-ins, which are not the step's GOAL: write it (-o) "
+                               "without it");
   o.sim.record_op_times = true;  // the report splits the critical rank's time by its ops
 
   ParallelContext parallel;

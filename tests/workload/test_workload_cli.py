@@ -235,6 +235,13 @@ class Workload(unittest.TestCase):
         self.assertEqual(self.report(path)["fast_forward"], "collectives")
         self.assertNotIn("fast_forward", self.report(path, "--fast-forward", "off"))
         self.assertNotIn("fast_forward", self.report(path, "--network", "packet"))
+        # Writing the step's GOAL leaves the file's fast-forward out, and refuses the option's.
+        goal = os.path.join(self.dir.name, "reuse.goal")
+        written = self.report(path, "-o", goal, "--run")
+        self.assertNotIn("fast_forward", written)
+        r = collsim("workload", path, "-o", goal, "--fast-forward", "collectives")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("write it (-o) without it", r.stderr)
         self.refused(self.with_cluster("bad_reuse.yaml", "fast_forward: on"), "bad_reuse.yaml:8:",
                      "key 'fast_forward': expected off or collectives, found 'on'")
 
