@@ -60,34 +60,35 @@ TEST(LogGOPSParams, FractionsAndUnitsAsAtlahsWritesThem) {
   LogGOPSParams p;
   // ATLAHS's 200 Gb/s: G=0.04 ns per byte, which LogGOPSim's integer G cannot hold; the whole
   // gap per byte goes to G (ns) and G_ps (the rest).
-  set_loggops_param(p, "G", "0.04");
-  EXPECT_EQ(p.G, 0u);
-  EXPECT_EQ(p.G_ps, 40u);
-  set_loggops_param(p, "G", "1.5ns");
-  EXPECT_EQ(p.G, 1u);
-  EXPECT_EQ(p.G_ps, 500u);
-  set_loggops_param(p, "G", "200Gbps");  // 8 bits / 200 Gb/s = 40 ps
-  EXPECT_EQ(p.G, 0u);
-  EXPECT_EQ(p.G_ps, 40u);
-  set_loggops_param(p, "G", "25GB/s");  // 1 byte / 25 GB/s = 40 ps
-  EXPECT_EQ(p.G_ps, 40u);
-  set_loggops_param(p, "G", "12");  // a plain integer: LogGOPSim's G alone
-  EXPECT_EQ(p.G, 12u);
-  EXPECT_EQ(p.G_ps, 40u);
-  set_loggops_param(p, "L", "3.7us");
-  EXPECT_EQ(p.L, 3700u);
-  set_loggops_param(p, "o", "0.2 us");
-  EXPECT_EQ(p.o, 200u);
-  set_loggops_param(p, "g", "2000ps");
-  EXPECT_EQ(p.g, 2u);
+  // Each setting in turn on the same parameters, and what G and G_ps (or the one parameter
+  // named) hold after it.
+  struct Case {
+    const char* name;
+    const char* value;
+    std::uint64_t LogGOPSParams::*member;
+    std::uint64_t expected;
+    std::uint64_t G_ps_after;
+  };
+  const Case cases[] = {
+      {"G", "0.04", &LogGOPSParams::G, 0, 40},
+      {"G", "1.5ns", &LogGOPSParams::G, 1, 500},
+      {"G", "200Gbps", &LogGOPSParams::G, 0, 40},  // 8 bits / 200 Gb/s = 40 ps
+      {"G", "25GB/s", &LogGOPSParams::G, 0, 40},   // 1 byte / 25 GB/s = 40 ps
+      {"G", "12", &LogGOPSParams::G, 12, 40},      // a plain integer: LogGOPSim's G alone
+      {"L", "3.7us", &LogGOPSParams::L, 3700, 40},
+      {"o", "0.2 us", &LogGOPSParams::o, 200, 40},
+      {"g", "2000ps", &LogGOPSParams::g, 2, 40},
+      {"G_intra_ps", "1TB/s", &LogGOPSParams::G_intra_ps, 1, 40},
+      {"S", "64KiB", &LogGOPSParams::S, 65536, 40},
+      {"L_intra", "0.5us", &LogGOPSParams::L_intra, 500, 40},
+  };
+  for (const Case& c : cases) {
+    set_loggops_param(p, c.name, c.value);
+    EXPECT_EQ(p.*(c.member), c.expected) << c.name << "=" << c.value;
+    EXPECT_EQ(p.G_ps, c.G_ps_after) << c.name << "=" << c.value;
+  }
   EXPECT_THROW(set_loggops_param(p, "g", "1500ps"), std::invalid_argument);  // LogGOPSim's g is whole ns
   EXPECT_THROW(set_loggops_param(p, "G_intra_ps", "900GB/s"), std::invalid_argument);  // 1.11 ps a byte
-  set_loggops_param(p, "G_intra_ps", "1TB/s");
-  EXPECT_EQ(p.G_intra_ps, 1u);
-  set_loggops_param(p, "S", "64KiB");
-  EXPECT_EQ(p.S, 65536u);
-  set_loggops_param(p, "L_intra", "0.5us");
-  EXPECT_EQ(p.L_intra, 500u);
   for (const char* bad : {"12parsecs", "-1ns", "1e3", "0.0004ns", "300Gbps", ".", "3.7.1us"})
     EXPECT_THROW(set_loggops_param(p, "G", bad), std::invalid_argument) << bad;
   EXPECT_THROW(set_loggops_param(p, "causal", "0.5"), std::invalid_argument);
