@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "collsim/common/units.hpp"
+#include "collsim/pdes/sim_time.hpp"
 
 namespace collsim::exec {
 namespace {
@@ -50,73 +51,28 @@ constexpr LogGOPSParamInfo kExtensions[] = {
 
 namespace {
 
-__extension__ typedef unsigned __int128 Wide;
-
-// "3.7" as 37 and one decimal; nothing for anything else (signs, exponents, empty).
-struct Decimal {
-  std::uint64_t digits = 0;
-  std::uint32_t decimals = 0;
-};
-std::optional<Decimal> parse_decimal(std::string_view text) {
-  Decimal d;
-  bool any = false, point = false;
-  for (const char c : text) {
-    if (c == '.' && !point) {
-      point = true;
-      continue;
-    }
-    if (c < '0' || c > '9' || d.digits > (~std::uint64_t{0} - 9) / 10 || d.decimals >= 18) return std::nullopt;
-    d.digits = d.digits * 10 + static_cast<std::uint64_t>(c - '0');
-    d.decimals += point ? 1 : 0;
-    any = true;
-  }
-  if (!any) return std::nullopt;
-  return d;
-}
-
-Wide pow10(std::uint32_t n) {
-  Wide p = 1;
-  while (n-- > 0) p *= 10;
-  return p;
-}
-
-// Picoseconds in one of a time unit, or 0 for an unknown unit.
-std::uint64_t unit_ps(std::string_view unit) {
-  if (unit == "ps") return 1;
-  if (unit == "ns") return 1000;
-  if (unit == "us") return 1'000'000;
-  if (unit == "ms") return 1'000'000'000;
-  if (unit == "s") return 1'000'000'000'000;
-  return 0;
-}
-
-// A time (or a time per byte, or a bandwidth for one) in whole picoseconds; `plain_ps` is the
-// unit of a number written without one. Throws std::string, the reason, when it is not.
-std::uint64_t picoseconds(std::string_view value, std::uint64_t plain_ps, bool per_byte) {
-  std::size_t split = 0;
-  while (split < value.size() && ((value[split] >= '0' && value[split] <= '9') || value[split] == '.')) ++split;
-  std::string_view unit = value.substr(split);
-  while (unit.starts_with(' ')) unit.remove_prefix(1);
-  if (per_byte && !unit.empty() && parse_bandwidth(value)) {
-    const Wide per_byte_bits_ps = 8'000'000'000'000u;
-    const auto bps = static_cast<Wide>(parse_bandwidth(value)->bps());
-    if (per_byte_bits_ps % bps != 0)
-      throw std::string("a bandwidth whose byte time is not a whole number of picoseconds (" +
-                        std::to_string(8e12 / static_cast<double>(bps)) + " ps)");
-    return static_cast<std::uint64_t>(per_byte_bits_ps / bps);
-  }
+// A time (or a time per byte, or a bandwidth for one) in whole picoseconds, read by
+// pdes::parse_duration; a number written without a unit is in `plain_unit`. Throws
+// std::string, the reason, when it is not.
+std::uint64_t picoseconds(std::string_view value, std::string_view plain_unit, bool per_byte) {
   if (per_byte) {
+    if (const std::optional<Bandwidth> bw = parse_bandwidth(value)) {
+      constexpr std::uint64_t kBitPs = 8'000'000'000'000u;  // ps a byte takes at 1 bit/s
+      const auto bps = static_cast<std::uint64_t>(bw->bps());
+      if (kBitPs % bps != 0)
+        throw std::string("a bandwidth whose byte time is not a whole number of picoseconds (" +
+                          std::to_string(8e12 / static_cast<double>(bps)) + " ps)");
+      return kBitPs / bps;
+    }
     for (std::string_view tail : {"/byte", "/B"})
-      if (unit.ends_with(tail)) unit.remove_suffix(tail.size());
+      if (value.ends_with(tail)) value.remove_suffix(tail.size());
   }
-  const std::uint64_t scale = unit.empty() ? plain_ps : unit_ps(unit);
-  const std::optional<Decimal> d = parse_decimal(value.substr(0, split));
-  if (!d || scale == 0) throw std::string("not a number with a unit");
-  const Wide ps = static_cast<Wide>(d->digits) * scale;
-  if (ps % pow10(d->decimals) != 0) throw std::string("not a whole number of picoseconds");
-  const Wide whole = ps / pow10(d->decimals);
-  if (whole > ~std::uint64_t{0}) throw std::string("too large");
-  return static_cast<std::uint64_t>(whole);
+  std::string text(value);
+  if (!text.empty() && text.back() >= '0' && text.back() <= '9') text += plain_unit;
+  std::string error;
+  const std::optional<pdes::SimTime> t = pdes::parse_duration(text, &error);
+  if (!t) throw error;
+  return static_cast<std::uint64_t>(t->picoseconds());
 }
 
 }  // namespace
@@ -140,22 +96,23 @@ void set_loggops_param(LogGOPSParams& params, std::string_view name, std::string
     params.*(p->member) = in_range(plain, "a whole number of " + std::string(p->unit));
     return;
   }
+  // The table's unit says how a fraction or a unit is read.
   const auto member = p->member;
-  if (member == &LogGOPSParams::S) {
+  const std::string_view unit = p->unit;
+  if (unit == "bytes") {
     std::string error;
     const std::optional<std::uint64_t> bytes = parse_byte_size(value, &error);
     if (!bytes) throw std::invalid_argument(what + error);
-    params.S = in_range(*bytes, "a size in bytes");
+    params.*member = in_range(*bytes, "a size in bytes");
     return;
   }
-  if (member == &LogGOPSParams::ranks_per_node || member == &LogGOPSParams::causal)
+  const bool per_byte = unit.ends_with("/byte");
+  const bool in_ps = unit.starts_with("ps");
+  if (!per_byte && unit != "ns")  // counts and flags
     throw std::invalid_argument(what + "expected a whole number" + (member == &LogGOPSParams::causal ? " (0 or 1)" : ""));
-  const bool per_byte = member == &LogGOPSParams::G || member == &LogGOPSParams::O || member == &LogGOPSParams::G_ps ||
-                        member == &LogGOPSParams::G_intra_ps;
-  const bool in_ps = member == &LogGOPSParams::G_ps || member == &LogGOPSParams::G_intra_ps;
   std::uint64_t ps = 0;
   try {
-    ps = picoseconds(value, in_ps ? 1 : 1000, per_byte);
+    ps = picoseconds(value, in_ps ? "ps" : "ns", per_byte);
   } catch (const std::string& why) {
     throw std::invalid_argument(what + why + "; expected " + std::string(p->unit) + " (a fraction, or a value with a unit: 3.7us" +
                                 (per_byte ? ", 0.04ns, 200Gbps)" : ")"));
