@@ -252,34 +252,32 @@ class RankProgram {
 
   // A collective is reused only where its timing alone can hold: blocking (TP, EP), inside
   // one node, and nothing else of the step crossing that node's NVLink to its members.
+  // Decided once per planned collective: its repeats only look the answer up.
   Reused* reused(Stream s, const coll::Plan& pl, std::uint32_t me) {
-    if (!options_.reuse || (s != Stream::TP && s != Stream::EP) || pl.ranks_per_node < pl.n) return nullptr;
-    if (!node_carries_only(s)) return nullptr;
+    if (!options_.reuse || (s != Stream::TP && s != Stream::EP)) return nullptr;
     const auto key = std::make_tuple(static_cast<int>(s), static_cast<int>(pl.collective), pl.bytes);
     auto it = reused_plans_.find(key);
-    if (it == reused_plans_.end()) {
-      std::optional<Reused> r;
-      // The barrier starts with the collective's launch, which holds the cpu as the
-      // collective's own would (a pipeline send ready at the same instant waits behind it),
-      // and has no step latency: its time is subtracted from the member's time alone, and
-      // the cheaper it is, the more collectives take at least as long and can be reused.
-      coll::CollectiveSpec spec = spec_of(s, coll::Collective::Barrier, 0);
-      spec.algorithm = "dissemination";
-      spec.channels = 1;
-      spec.protocol = coll::Protocol::Simple;
-      spec.launch_ns = pl.launch_ns;
-      spec.step_ns = spec.network_step_ns = 0;
-      coll::Plan barrier = coll::make_plan(spec);
-      barrier.tag = pl.tag;
-      const std::span<const std::uint64_t> after = options_.reuse->after_barrier_ns(pl, barrier);
-      if (!after.empty()) {
-        coll::CountingSink count;
-        coll::emit_member(pl, me, count);
-        r = Reused{std::move(barrier), after[me], count.bytes_sent};
-      }
-      it = reused_plans_.emplace(key, std::move(r)).first;
-    }
+    if (it == reused_plans_.end()) it = reused_plans_.emplace(key, decide_reuse(s, pl, me)).first;
     return it->second ? &*it->second : nullptr;
+  }
+  std::optional<Reused> decide_reuse(Stream s, const coll::Plan& pl, std::uint32_t me) const {
+    if (pl.ranks_per_node < pl.n || !node_carries_only(s)) return std::nullopt;
+    // The barrier starts with the collective's launch, which holds the cpu as the
+    // collective's own would (a pipeline send ready at the same instant waits behind it),
+    // and has no step latency: its time is subtracted from the member's time alone, and
+    // the cheaper it is, the more collectives take at least as long and can be reused.
+    coll::CollectiveSpec spec = spec_of(s, coll::Collective::Barrier, 0);
+    spec.algorithm = "dissemination";
+    spec.channels = 1;
+    spec.protocol = coll::Protocol::Simple;
+    spec.launch_ns = pl.launch_ns;
+    spec.step_ns = spec.network_step_ns = 0;
+    coll::Plan barrier = coll::make_plan(spec);
+    const std::span<const std::uint64_t> after = options_.reuse->after_barrier_ns(pl, barrier);
+    if (after.empty()) return std::nullopt;
+    coll::CountingSink count;
+    coll::emit_member(pl, me, count);
+    return Reused{std::move(barrier), after[me], count.bytes_sent};
   }
 
   // Emits this rank's part after `entry`; returns the ops that end it (empty: nothing to do).

@@ -130,21 +130,24 @@ void print_report(const workload::WorkloadSpec& w, const workload::StepReport& r
   std::cout << std::endl;
 }
 
+std::uint64_t collectives_reused(const workload::StepTotals& step) {
+  std::uint64_t reused = 0;
+  for (std::uint64_t n : step.collectives_reused) reused += n;
+  return reused;
+}
+
 // What reusing collectives' timing did (nothing when it was off).
 nlohmann::json reuse_json(const workload::StepTotals& step, const reuse::AloneTimingTable* alone) {
   if (!alone) return nlohmann::json::object();
-  std::uint64_t reused = 0;
-  for (std::uint64_t n : step.collectives_reused) reused += n;
   return {{"fast_forward", "collectives"},
-          {"collectives_reused", reused},
+          {"collectives_reused", collectives_reused(step)},
           {"collectives_timed_alone", alone->collectives_timed()},
           {"timing_alone_s", alone->seconds_timing()}};
 }
 
 void print_reuse(const workload::StepTotals& step, const reuse::AloneTimingTable* alone) {
   if (!alone) return;
-  const nlohmann::json j = reuse_json(step, alone);
-  std::cout << "fast-forward  " << j["collectives_reused"].get<std::uint64_t>()
+  std::cout << "fast-forward  " << collectives_reused(step)
             << " rank parts of collectives reused the timing of " << alone->collectives_timed()
             << " simulated alone (" << std::fixed << std::setprecision(1) << alone->seconds_timing() << " s)\n";
 }

@@ -174,7 +174,7 @@ std::span<const std::uint64_t> AloneTimingTable::after_barrier_ns(const coll::Pl
   const std::string key = plan_key(whole, true);
   if (auto it = after_barrier_.find(key); it != after_barrier_.end()) return it->second;
   if (barrier.group != whole.group) throw std::invalid_argument("reuse: a barrier over another group than the collective's");
-  const std::vector<std::int64_t> full = alone_ps(whole);  // a copy: the next call may grow the map
+  const std::vector<std::int64_t>& full = alone_ps(whole);  // a map's entries stay put as it grows
   const std::vector<std::int64_t>& met = alone_ps(barrier);
   std::vector<std::uint64_t> after;
   for (std::size_t i = 0; i < full.size(); ++i) {
