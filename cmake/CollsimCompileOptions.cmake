@@ -35,3 +35,13 @@ function(collsim_add_module name)
   target_include_directories(collsim_${name} PUBLIC ${PROJECT_SOURCE_DIR}/include)
   target_link_libraries(collsim_${name} PUBLIC ${ARG_DEPENDS} PRIVATE collsim_compile_options)
 endfunction()
+
+# Precompiled third-party and standard headers. Off by default so that the release build keeps
+# checking that every file includes what it uses; the sanitizer preset turns it on because its
+# code generation of CLI11, nlohmann::json and gtest in every file is most of CI's build time.
+option(COLLSIM_PCH "Precompile the third-party headers of the program and the tests" OFF)
+function(collsim_precompile_headers target)
+  if(COLLSIM_PCH)
+    target_precompile_headers(${target} PRIVATE ${ARGN})
+  endif()
+endfunction()

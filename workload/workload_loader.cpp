@@ -276,8 +276,9 @@ ClusterSpec read_cluster(const Reader& r, const Field& f) {
   }
   if (const Field* x = m.find("fast_forward")) {
     c.fast_forward = read_string(r, *x);
-    if (c.fast_forward != "off" && c.fast_forward != "collectives")
-      r.fail(x->value, "key 'fast_forward': expected off or collectives, found '" + c.fast_forward + "'");
+    if (!parse_fast_forward(c.fast_forward))
+      r.fail(x->value, "key 'fast_forward': expected off, steady, collectives or steady,collectives, found '" +
+                           c.fast_forward + "'");
   }
   return c;
 }

@@ -52,6 +52,20 @@ std::uint32_t bytes_of(DType t) {
   return 4;
 }
 
+std::optional<FastForward> parse_fast_forward(std::string_view text) {
+  if (text == "off") return FastForward{};
+  FastForward f;
+  while (true) {
+    const std::size_t comma = text.find(',');
+    const std::string_view part = text.substr(0, comma);
+    bool* flag = part == "steady" ? &f.steady : part == "collectives" ? &f.collectives : nullptr;
+    if (!flag || *flag) return std::nullopt;  // unknown, or named twice
+    *flag = true;
+    if (comma == std::string_view::npos) return f;
+    text.remove_prefix(comma + 1);
+  }
+}
+
 std::string_view to_string(DType t) { return kDTypeNames[static_cast<std::size_t>(t)]; }
 
 std::optional<DType> dtype_from_name(std::string_view name) {

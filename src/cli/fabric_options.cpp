@@ -46,9 +46,10 @@ void apply(net::FabricParams& p, const std::string& name, const std::string& val
 }
 }  // namespace
 
-net::FabricParams FabricCliOptions::params() const {
+net::FabricParams FabricCliOptions::params(std::uint32_t train_bytes) const {
   net::FabricParams p;
   p.seed = seed;
+  p.train_bytes = train_bytes;
   if (!params_file.empty()) {
     YAML::Node root;
     try {

@@ -24,7 +24,8 @@ struct FabricCliOptions {
 
   void add_to(CLI::App& cmd);
   // The parameters (defaults, then the file, then the flags, then --set) and run options.
-  net::FabricParams params() const;
+  // `train_bytes`: the value before --params and --set (--fast-forward steady's trains).
+  net::FabricParams params(std::uint32_t train_bytes = 0) const;
   net::FabricOptions options() const;
   // The first of these options given, for a model without a fabric (LogGOPS): "" if none.
   std::string first_given() const;

@@ -93,6 +93,7 @@ void report(const FlowsOptions& o, const topo::Topology& t, const net::FabricPar
         {"pfc_pauses", tot.pfc_pauses},
         {"packet_hops", tot.packets_forwarded},
         {"data_packets", tot.data_packets},
+        {"packets_in_trains", tot.packets_in_trains},
         {"max_switch_buffer_bytes", tot.max_switch_buffer_bytes},
         {"events", s.events},
         {"wall_s", s.wall_s},

@@ -113,6 +113,11 @@ nlohmann::json run_summary_json(const SimulationCliOptions& o, const topo::Topol
     j["flow_messages"] = run.totals.flow_messages;
     j["flow_rate_changes"] = run.totals.flow_rate_changes;
   }
+  if (o.fast_forward != "off") j["fast_forward"] = o.fast_forward;
+  if (o.fast_forwards().steady) {
+    j["data_packets"] = run.totals.data_packets;
+    j["packets_in_trains"] = run.totals.packets_in_trains;
+  }
   return j;
 }
 
@@ -149,6 +154,9 @@ void print_run_human(const SimulationCliOptions& o, const topo::Topology& t, con
     if (o.uses_flows())
       std::cout << "; " << run.totals.flow_messages << " messages as flows, re-rated " << run.totals.flow_rate_changes
                 << " times";
+    if (o.fast_forwards().steady)
+      std::cout << "; " << run.totals.packets_in_trains << " of " << run.totals.data_packets
+                << " data packets in trains (fast-forward steady)";
     std::cout << "\n";
   }
   std::cout << "simulation    " << s.events << " events in " << s.wall_s << " s (" << s.events_per_s / 1e6
@@ -201,7 +209,7 @@ exec::NetworkSetup network_setup(const SimulationCliOptions& o, const topo::Topo
     return setup;
   }
   setup.topology = &topology;
-  setup.fabric = o.fabric.params();
+  setup.fabric = o.fabric.params(o.fast_forwards().steady ? net::kSteadyTrainBytes : 0);
   setup.options = o.fabric.options();
   setup.options.fidelity = o.fidelity_of(topology);
   setup.options.monitor = watch;
@@ -286,6 +294,7 @@ void write_run_files(const SimulationCliOptions& o, const topo::Topology& topolo
                           {"network", o.network},
                           {"fidelity", o.has_fabric() ? net::to_string(o.fidelity_of(topology)) : "-"},
                           {"scale_up", o.has_fabric() ? o.scale_up : "-"},
+                          {"fast_forward", o.fast_forward},
                           {"placement", o.placement_name()},
                           {"placement_seed", o.placement_seed},
                           {"host_set", o.host_set},
@@ -322,11 +331,38 @@ void SimulationCliOptions::add_to(CLI::App& cmd) {
   cmd.add_flag("--json", json, "Print the summary as JSON");
   cmd.add_option("--summary", summary, "Write the JSON summary to this file");
   cmd.add_option("--ops", ops, "Write every op's start and end time to this HDF5 file");
+  cmd.add_option("--fast-forward", fast_forward,
+                 std::string("What to skip: off (exact), or ") + (lowers_collectives ? "one or both of (comma-separated) " : "") +
+                     "steady: flows that have settled on packet links (no rate or window change, no pause for "
+                     "settle_packets packets) send trains of 15 packets the fabric moves as one unit (train_bytes; "
+                     "the README gives its error)" +
+                     (lowers_collectives ? "; collectives: a blocking TP or EP collective inside one server is "
+                                           "simulated once alone, then each repeat is a barrier over its group and "
+                                           "each member's time alone (default: the workload file's cluster.fast_forward)"
+                                         : ""));
   fabric.add_to(cmd);
   observe.add_to(cmd);
 }
 
+workload::FastForward SimulationCliOptions::fast_forwards() const {
+  return workload::parse_fast_forward(fast_forward).value_or(workload::FastForward{});
+}
+
 void SimulationCliOptions::check(bool topology_needed) const {
+  const std::optional<workload::FastForward> skip = workload::parse_fast_forward(fast_forward);
+  if (!skip || (skip->collectives && !lowers_collectives))
+    throw CLI::ValidationError("--fast-forward", "expected off" + std::string(lowers_collectives ? ", steady, collectives or steady,collectives" : " or steady") +
+                                                     ", found '" + fast_forward + "'");
+  if (skip->steady) {
+    if (!has_fabric()) throw CLI::ValidationError("--fast-forward", "steady applies to --network packet only (LogGOPS has no packets)");
+    const net::Fidelity base = net::uniform_fidelity(network == "flow" ? net::LinkModel::Flow : net::LinkModel::Packet);
+    bool no_packets = network == "flow" && fidelity.empty();
+    try {
+      if (!fidelity.empty()) no_packets = net::parse_fidelity(fidelity, base).all(net::LinkModel::Flow);
+    } catch (const std::invalid_argument&) {
+    }
+    if (no_packets) throw CLI::ValidationError("--fast-forward", "steady skips packets, but every link runs as flows here");
+  }
   if (network != "packet" && network != "flow" && network != "loggops")
     throw CLI::ValidationError("--network", "unknown network model '" + network + "' (packet, flow, loggops)");
   if (scale_up != "packet" && scale_up != "message")
@@ -357,7 +393,7 @@ void SimulationCliOptions::check(bool topology_needed) const {
   if (uses_flows() && scale_up == "message")
     throw CLI::ValidationError("--scale-up", "message stands in for NVLink packets; with flow links give nvlink=flow instead");
   (void)loggops_params(*this);
-  (void)fabric.params();
+  (void)fabric.params(fast_forwards().steady ? net::kSteadyTrainBytes : 0);
   (void)fabric.options();
   (void)host_params(*this);
   observe.check();

@@ -22,6 +22,7 @@
 #include "observe_options.hpp"
 #include "parallel_context.hpp"
 #include "run_record.hpp"
+#include "collsim/workload/workload_spec.hpp"
 #include "run_watch.hpp"
 
 namespace collsim::cli {
@@ -40,6 +41,8 @@ struct SimulationCliOptions {
   std::string summary;
   std::string ops;
   bool record_op_times = false;          // also without --ops (a command that reads the times)
+  std::string fast_forward = "off";      // --fast-forward, as workload::parse_fast_forward reads it
+  bool lowers_collectives = false;       // the command lowers collectives (fast-forward may reuse them)
   FabricCliOptions fabric;
   ObserveCliOptions observe;
 
@@ -48,6 +51,8 @@ struct SimulationCliOptions {
   // `topology_needed`: packet mode needs one unless the command supplies a default.
   void check(bool topology_needed = true) const;
   std::string placement_name() const { return placement_file.empty() ? placement : placement_file; }
+  // --fast-forward, checked by check().
+  workload::FastForward fast_forwards() const;
   // A topology's links carry the messages (packet or flow mode), not LogGOPS.
   bool has_fabric() const { return network != "loggops"; }
   // Some links run the flow model.

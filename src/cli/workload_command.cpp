@@ -39,7 +39,6 @@ struct WorkloadOptions {
   bool run = false;
   bool whole_step = false;
   SimulationCliOptions sim;
-  std::string fast_forward = "off";
   CLI::Option* network_option = nullptr;
   CLI::Option* fast_forward_option = nullptr;
 };
@@ -139,8 +138,7 @@ std::uint64_t collectives_reused(const workload::StepTotals& step) {
 // What reusing collectives' timing did (nothing when it was off).
 nlohmann::json reuse_json(const workload::StepTotals& step, const reuse::AloneTimingTable* alone) {
   if (!alone) return nlohmann::json::object();
-  return {{"fast_forward", "collectives"},
-          {"collectives_reused", collectives_reused(step)},
+  return {{"collectives_reused", collectives_reused(step)},
           {"collectives_timed_alone", alone->collectives_timed()},
           {"timing_alone_s", alone->seconds_timing()}};
 }
@@ -269,7 +267,7 @@ void run_workload_command(WorkloadOptions& o) {
     o.sim.network = w.cluster.network;
     // A written schedule is the step's own GOAL: the file's fast-forward is for simulating.
     if (!o.fast_forward_option->count() && o.sim.network != "loggops" && o.output.empty())
-      o.fast_forward = w.cluster.fast_forward;
+      o.sim.fast_forward = w.cluster.fast_forward;
     if (o.sim.fidelity.empty() && !w.cluster.fidelity.empty() && o.sim.network != "loggops") {
       try {
         (void)net::parse_fidelity(w.cluster.fidelity);
@@ -283,7 +281,7 @@ void run_workload_command(WorkloadOptions& o) {
   if (o.sim.topology.empty() && !w.cluster.topology.empty()) o.sim.topology = config::resolve_preset(w.cluster.topology, collsim_home() / "topologies", "topology").string();
   const bool simulate = o.run || o.output.empty();
   o.sim.check(simulate);
-  if (o.fast_forward == "collectives" && !o.output.empty())
+  if (o.sim.fast_forwards().collectives && !o.output.empty())
     throw CLI::ValidationError("--fast-forward",
                                "collectives lowers repeats to stand-ins, which are not the step's GOAL: write it (-o) "
                                "without it");
@@ -314,7 +312,7 @@ void run_workload_command(WorkloadOptions& o) {
       lowering.gpus_per_node = w.parallel.tp;
     }
     std::unique_ptr<reuse::AloneTimingTable> alone;
-    if (o.fast_forward == "collectives") {
+    if (o.sim.fast_forwards().collectives) {
       alone = alone_timing_table(o.sim, t, w.world());
       lowering.reuse = alone.get();
     }
@@ -391,13 +389,9 @@ void add_workload_command(CLI::App& app) {
   cmd->add_flag("--whole-step", o->whole_step,
                 "Lower the whole step before simulating it (otherwise each rank's part is lowered on the fly, "
                 "as the run reaches it, when nothing needs the whole schedule: no -o, --ops or --hdf5)");
+  o->sim.lowers_collectives = true;
   o->sim.add_to(*cmd);
-  o->fast_forward_option =
-      cmd->add_option("--fast-forward", o->fast_forward,
-                      "off: every message as the network model carries it. collectives: a blocking TP or EP "
-                      "collective inside one server is simulated once alone, then each repeat is a barrier over "
-                      "its group and each member's time alone (default: the workload file's cluster.fast_forward)")
-          ->check(CLI::IsMember({"off", "collectives"}));
+  o->fast_forward_option = cmd->get_option("--fast-forward");
   o->network_option = cmd->get_option("--network");
   cmd->callback([o] { run_workload_command(*o); });
 }

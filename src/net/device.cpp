@@ -1,5 +1,7 @@
 #include "collsim/net/device.hpp"
 
+#include <algorithm>
+
 #include "collsim/net/host_device.hpp"
 #include "collsim/net/switch_device.hpp"
 
@@ -38,17 +40,37 @@ void send_on(std::unique_ptr<pdes::ChannelBase>& wire, pdes::LogicalProcess& fro
 
 void Device::put_on_wire(std::uint16_t port, Packet p, pdes::SimTime start) {
   OutputPort& o = ports_[port];
-  const pdes::SimTime last_bit = o.transmit(start, p.wire_bytes);
   const OutputPort::Wire& w = o.wire();
+  pdes::SimTime delay;
+  if (p.bytes > ctx_.params.mtu_bytes) {
+    delay = put_train_on_wire(o, p, start) - now() + w.latency;
+  } else {
+    delay = o.transmit(start, p.wire_bytes) - now() + w.latency;
+  }
   p.in_port = w.peer_port;
   ++p.hops;
-  const pdes::SimTime delay = last_bit - now() + w.latency;
   const auto local = [this](pdes::LpId peer) { return is_local(peer); };
   if (w.peer_is_host) {
     send_on<&Host::on_packet>(wires_[port], *this, local, w.peer, delay, p);
   } else {
     send_on<&Switch::on_packet>(wires_[port], *this, local, w.peer, delay, p);
   }
+}
+
+pdes::SimTime Device::put_train_on_wire(OutputPort& o, const Packet& p, pdes::SimTime start) {
+  const std::uint32_t packets = p.bytes / ctx_.params.mtu_bytes;
+  const std::uint32_t packet_wire = p.wire_bytes / packets;
+  pdes::SimTime packet_time = pdes::SimTime::ps(o.wire().bandwidth.serialization_ps(packet_wire));
+  // A train that came over a slower link leaves no faster than its packets arrive.
+  if (p.hops > 0) {
+    const auto in = pdes::SimTime::ps(ports_[p.in_port].wire().bandwidth.serialization_ps(packet_wire));
+    packet_time = std::max(packet_time, in);
+  }
+  const pdes::SimTime last_bit = o.transmit_train(start, packet_wire, packets, packet_time);
+  // A switch forwards each packet of the train once that packet is in (cut-through between
+  // packets, store-and-forward within one): the train is there for it when its first packet
+  // is. A host has the train's bytes when its last packet is.
+  return o.wire().peer_is_host ? last_bit : start + packet_time;
 }
 
 void Device::send_pfc(std::uint16_t port, std::uint8_t priority, bool pause) {

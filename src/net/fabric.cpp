@@ -50,8 +50,9 @@ Fabric::Fabric(const topo::Topology& topology, const FabricParams& params, pdes:
     : topology_(topology), params_(params), transport_(transport) {
   validate(params_);
   // A switch whose buffer (or a port's share of it) cannot hold one full packet drops every
-  // one: lossless runs end with drops PFC cannot prevent, lossy ones resend for ever.
-  const std::uint64_t packet = std::uint64_t{params_.mtu_bytes} + params_.header_bytes;
+  // one: lossless runs end with drops PFC cannot prevent, lossy ones resend for ever. A train
+  // is one unit in a buffer.
+  const std::uint64_t packet = std::uint64_t{max_train_packets(params_)} * (params_.mtu_bytes + params_.header_bytes);
   for (topo::NodeId id = 0; id < topology.nodes().size(); ++id) {
     const topo::Node& node = topology.node(id);
     if (node.kind == topo::NodeKind::Host || topology.ports(id).empty()) continue;
@@ -60,7 +61,8 @@ Fabric::Fabric(const topo::Topology& topology, const FabricParams& params, pdes:
     if (room < packet)
       throw std::invalid_argument("switch '" + node.name + "': a buffer of " + std::to_string(node.params.buffer_bytes) +
                                   " bytes" + (node.params.shared_buffer ? "" : " over " + std::to_string(topology.ports(id).size()) + " ports") +
-                                  " cannot hold one packet of " + std::to_string(packet) + " bytes (mtu_bytes + header_bytes)");
+                                  " cannot hold one packet of " + std::to_string(packet) + " bytes (mtu_bytes + header_bytes" +
+                                  (params_.train_bytes ? ", times the packets of a train of train_bytes" : "") + ")");
   }
   if (!options.busy_hosts.empty() && options.busy_hosts.size() != topology.num_hosts())
     throw std::invalid_argument("busy_hosts names " + std::to_string(options.busy_hosts.size()) + " hosts, the topology has " +
@@ -133,6 +135,7 @@ FabricTotals Fabric::totals() {
     t.flows_acked += s.flows_acked;
     t.bytes_delivered += s.bytes_delivered;
     t.data_packets += s.data_packets;
+    t.packets_in_trains += s.packets_in_trains;
     t.retransmits += s.retransmits;
     t.timeouts += s.timeouts;
     t.acks += s.acks;
@@ -156,7 +159,7 @@ FabricTotals Fabric::totals() {
                              &t.data_packets,  &t.retransmits,     &t.timeouts,     &t.acks,
                              &t.nacks,         &t.cnps,            &t.packets_forwarded, &t.drops,
                              &t.drops_despite_pfc, &t.ecn_marks,   &t.pfc_pauses, &t.flow_messages,
-                             &t.flow_rate_changes};
+                             &t.flow_rate_changes, &t.packets_in_trains};
   std::vector<std::uint64_t> sums;
   for (const std::uint64_t* c : counts) sums.push_back(*c);
   transport_.sum_integers(std::span(sums));

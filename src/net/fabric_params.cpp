@@ -1,5 +1,6 @@
 #include "collsim/net/fabric_params.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <functional>
 #include <sstream>
@@ -130,6 +131,10 @@ const std::vector<Descriptor>& descriptors() {
       bytes("window_bytes", &P::window_bytes, "unacknowledged bytes per flow at most (0: unlimited)"),
       time("rto", &P::rto, "retransmission timeout (lossy mode)"),
       count("ack_every", &P::ack_every, "acknowledge every n-th data packet (and the last)"),
+      bytes("train_bytes", &P::train_bytes,
+            "steady-state fast-forward: payload of a train a settled flow sends as one unit (0: off, exact)"),
+      count("settle_packets", &P::settle_packets,
+            "packets a flow sends one by one after it starts or is disturbed, before it sends trains"),
       time("dcqcn_cnp_interval", &P::dcqcn_cnp_interval, "at most one CNP per flow in this interval"),
       time("dcqcn_alpha_interval", &P::dcqcn_alpha_interval, "alpha decays once per interval without CNP"),
       time("dcqcn_rate_increase_interval", &P::dcqcn_rate_increase_interval, "rate-increase timer"),
@@ -186,6 +191,12 @@ void validate(const FabricParams& p) {
   if (!(p.ecn_pmax >= 0 && p.ecn_pmax <= 1)) fail("ecn_pmax must be within [0, 1]");
   if (p.priorities < 1 || p.priorities > 8) fail("priorities must be 1..8");
   if (p.ack_every < 1) fail("ack_every must be at least 1");
+  if (p.train_bytes != 0) {
+    if (p.train_bytes < 2 * p.mtu_bytes) fail("train_bytes must be 0 (off) or hold at least two packets (2 x mtu_bytes)");
+    if (!p.lossless) fail("train_bytes needs lossless=true: a lost train would be resent packet by packet from its start");
+    if (max_train_packets(p) < 2)
+      fail("train_bytes: a train of two packets must fit 65535 bytes on the wire (mtu_bytes + header_bytes at most 32767)");
+  }
   // Below a microsecond a timeout fires before any ACK can come back, and the sender resends
   // for ever (rto=1ns never ended).
   if (!p.lossless && p.rto < pdes::SimTime::us(1)) fail("lossy mode needs an rto of at least 1us");
@@ -200,6 +211,13 @@ void validate(const FabricParams& p) {
   if (!(p.swift_additive_packets > 0)) fail("swift_additive_packets must be positive");
   if (!(p.swift_beta > 0 && p.swift_beta <= 1)) fail("swift_beta must be within (0, 1]");
   if (!(p.swift_max_decrease > 0 && p.swift_max_decrease < 1)) fail("swift_max_decrease must be within (0, 1)");
+}
+
+std::uint32_t max_train_packets(const FabricParams& p) {
+  if (p.train_bytes == 0) return 1;
+  const std::uint32_t by_payload = p.train_bytes / p.mtu_bytes;
+  const std::uint32_t by_wire = 65535u / (p.mtu_bytes + p.header_bytes);
+  return std::max<std::uint32_t>(1, std::min(by_payload, by_wire));
 }
 
 std::string_view to_string(RoutingMode mode) {

@@ -19,7 +19,8 @@ Host::Host(const FabricContext& ctx, topo::NodeId node, std::unique_ptr<HostApp>
       index_(ctx.topology.node(node).index),
       app_(std::move(app)),
       single_path_(ctx.params.routing == RoutingMode::Ecmp || ctx.params.routing == RoutingMode::Minimal ||
-                   ctx.params.routing == RoutingMode::DimensionOrder) {
+                   ctx.params.routing == RoutingMode::DimensionOrder),
+      train_packets_(max_train_packets(ctx.params)) {
   nic_.resize(ports_.size());
 }
 
@@ -64,6 +65,7 @@ FlowId Host::start_flow(HostIndex dst, std::uint64_t bytes, std::uint8_t priorit
   f.start = now();
   f.next_send = now();
   f.last_progress = now();
+  f.settle_seq = ctx_.params.settle_packets;
   ++stats_.flows_started;
   f.queue_pair = queue_pair;
   const std::uint32_t domain =
@@ -197,9 +199,25 @@ void Host::try_transmit(std::uint16_t port) {
   if (!earliest.is_infinite()) wake_at(port, earliest);
 }
 
+std::uint32_t Host::next_train(const Sender& f) const {
+  const std::uint32_t seq = f.next_seq;
+  // Resent packets, an unsettled flow and the last train's worth of packets go one by one:
+  // the flow's end stays as in exact packet mode.
+  if (train_packets_ < 2 || seq < f.highest_sent || seq < f.settle_seq || f.packets - seq < train_packets_ + 2) return 1;
+  std::uint32_t k = std::min(train_packets_, f.packets - train_packets_ - seq);
+  const std::uint64_t window = f.cc->window_bytes();
+  if (window != UINT64_MAX) {
+    const std::uint64_t room = (window - in_flight_bytes(f)) / ctx_.params.mtu_bytes;
+    k = static_cast<std::uint32_t>(std::min<std::uint64_t>(k, room));
+  }
+  return std::max<std::uint32_t>(k, 1);
+}
+
 void Host::send_data(Sender& f) {
   const FabricParams& fp = ctx_.params;
-  const std::uint32_t seq = f.next_seq++;
+  const std::uint32_t seq = f.next_seq;
+  const std::uint32_t count = next_train(f);
+  f.next_seq += count;
   Packet p;
   p.kind = PacketKind::Data;
   p.flow = f.id;
@@ -207,8 +225,10 @@ void Host::send_data(Sender& f) {
   p.dst = f.dst;
   p.seq = seq;
   const std::uint64_t offset = std::uint64_t{seq} * fp.mtu_bytes;
-  p.bytes = static_cast<std::uint16_t>(std::min<std::uint64_t>(fp.mtu_bytes, f.bytes - std::min(offset, f.bytes)));
-  p.wire_bytes = static_cast<std::uint16_t>(p.bytes + fp.header_bytes);
+  // A train holds only full packets (never the flow's last).
+  p.bytes = static_cast<std::uint16_t>(
+      count > 1 ? count * fp.mtu_bytes : std::min<std::uint64_t>(fp.mtu_bytes, f.bytes - std::min(offset, f.bytes)));
+  p.wire_bytes = static_cast<std::uint16_t>(p.bytes + count * fp.header_bytes);
   p.header = f.header;
   p.priority = f.priority;
   p.entropy = fp.routing == RoutingMode::Spray ? static_cast<std::uint32_t>(mix(f.entropy, seq)) : f.entropy;
@@ -220,15 +240,28 @@ void Host::send_data(Sender& f) {
     ++f.retransmits;
     ++stats_.retransmits;
   } else {
-    f.highest_sent = seq + 1;
+    f.highest_sent = seq + count;
     if (f.highest_sent == f.packets) release_next(f);
   }
-  ++stats_.data_packets;
+  stats_.data_packets += count;
+  if (count > 1) stats_.packets_in_trains += count;
   put_on_wire(f.port, p);
   f.next_send = now() + f.cc->gap(p.wire_bytes);
   f.cc->on_sent(now(), p.wire_bytes);
   arm_cc_timer(f.id);
   if (!fp.lossless) arm_rto(f.id);
+}
+
+template <typename Update>
+void Host::update_cc(Sender& f, Update&& update) {
+  if (train_packets_ < 2) {
+    update();
+    return;
+  }
+  const double rate = f.cc->rate_gbps();
+  const std::uint64_t window = f.cc->window_bytes();
+  update();
+  if (f.cc->rate_gbps() != rate || f.cc->window_bytes() < window) unsettle(f);
 }
 
 void Host::send_control(HostIndex to, Packet p) {
@@ -258,6 +291,9 @@ void Host::on_packet(const Packet& p) {
     case PacketKind::Pause:
       ports_[p.in_port].set_paused(p.priority, p.seq == 1);
       ++ports_[p.in_port].stats().pauses_received;
+      if (p.seq == 1 && train_packets_ > 1)
+        for (const std::uint32_t flow : nic_[p.in_port].active)
+          if (Sender& f = *sender(flow); f.priority == p.priority) unsettle(f);
       if (p.seq == 0) try_transmit(p.in_port);
       return;
     case PacketKind::Data: receive_data(p); return;
@@ -268,7 +304,7 @@ void Host::on_packet(const Packet& p) {
 }
 
 bool Host::take_early(const Packet& p) {
-  if (!single_path_ || p.kind != PacketKind::Data) return false;
+  if (!single_path_ || p.kind != PacketKind::Data || p.bytes > ctx_.params.mtu_bytes) return false;
   if (p.flags & (packet_flag::kLast | packet_flag::kEcnMarked | packet_flag::kAckRequest)) return false;
   if (receiver_key(p.src, p.flow) != last_receiver_key_) return false;
   const Receiver& r = *last_receiver_;
@@ -305,14 +341,22 @@ void Host::receive_data(const Packet& p) {
     r.marked_since_ack = true;
   }
   if (p.flags & packet_flag::kLast) r.total = p.seq + 1;
-  const std::size_t word = p.seq / 64;
-  if (word >= r.got.size()) r.got.resize(word + 1, 0);
-  const std::uint64_t bit = std::uint64_t{1} << (p.seq % 64);
-  const bool duplicate = (r.got[word] & bit) != 0;
+  // A train (bytes above one MTU) carries packets seq, seq + 1, ...: full ones only.
+  const std::uint32_t count = p.bytes > fp.mtu_bytes ? p.bytes / fp.mtu_bytes : 1;
+  const std::size_t last_word = (p.seq + count - 1) / 64;
+  if (last_word >= r.got.size()) r.got.resize(last_word + 1, 0);
+  bool duplicate = false;
+  for (std::uint32_t seq = p.seq; seq < p.seq + count; ++seq) {
+    const std::uint64_t bit = std::uint64_t{1} << (seq % 64);
+    if (r.got[seq / 64] & bit) {
+      duplicate = true;
+      continue;
+    }
+    r.got[seq / 64] |= bit;
+    ++r.count;
+  }
   const bool in_order = p.seq == r.expected;
   if (!duplicate) {
-    r.got[word] |= bit;
-    ++r.count;
     r.bytes += p.bytes;
     while ((r.got.size() > r.expected / 64) && (r.got[r.expected / 64] >> (r.expected % 64) & 1)) ++r.expected;
   }
@@ -321,7 +365,8 @@ void Host::receive_data(const Packet& p) {
   // anything unusual. A coalesced ACK echoes a mark on any packet it covers, as the sender
   // would have seen per-packet ACKs.
   const bool requested = (p.flags & packet_flag::kAckRequest) != 0;
-  if (++r.since_ack >= fp.ack_every || complete || duplicate || !in_order || requested) {
+  r.since_ack += count;
+  if (r.since_ack >= fp.ack_every || complete || duplicate || !in_order || requested) {
     r.since_ack = 0;
     send_ack(p, r.expected, r.marked_since_ack);
     r.marked_since_ack = false;
@@ -375,7 +420,7 @@ void Host::receive_ack(const Packet& p) {
     f.last_progress = now();
     newly = before - in_flight_bytes(f);
   }
-  f.cc->on_ack(now(), now() - p.sent, (p.flags & packet_flag::kEcnEcho) != 0, newly);
+  update_cc(f, [&] { f.cc->on_ack(now(), now() - p.sent, (p.flags & packet_flag::kEcnEcho) != 0, newly); });
   arm_cc_timer(f.id);
   if (f.acked >= f.packets) {
     f.done = true;
@@ -430,7 +475,7 @@ void Host::receive_cnp(const Packet& p) {
   Sender* found = sender(p.flow);
   if (!found || found->done) return;
   Sender& f = *found;
-  f.cc->on_cnp(now());
+  update_cc(f, [&] { f.cc->on_cnp(now()); });
   arm_cc_timer(f.id);
 }
 
@@ -460,7 +505,7 @@ void Host::on_flow_timer(const FlowTimer& t) {
   if (t.kind == kCcTimer) {
     if (t.generation != f.cc_generation) return;
     f.cc_timer_at = pdes::SimTime::infinity();
-    f.cc->on_timer(now());
+    update_cc(f, [&] { f.cc->on_timer(now()); });
     arm_cc_timer(t.flow);
     try_transmit(f.port);
     return;

@@ -243,7 +243,41 @@ class Workload(unittest.TestCase):
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("write it (-o) without it", r.stderr)
         self.refused(self.with_cluster("bad_reuse.yaml", "fast_forward: on"), "bad_reuse.yaml:8:",
-                     "key 'fast_forward': expected off or collectives, found 'on'")
+                     "key 'fast_forward': expected off, steady, collectives or steady,collectives, found 'on'")
+
+    def test_steady_fast_forward_sends_trains_and_stays_close(self):
+        # SMALL's DP buckets of 1 MiB (256 packets per message before its split into ring
+        # steps) settle and go partly as trains; the step stays within 1 % of exact packets,
+        # and on 2 MPI ranks it is the same to the picosecond.
+        exact = self.report(self.small)
+        steady = self.report(self.small, "--fast-forward", "steady")
+        self.assertEqual(steady["fast_forward"], "steady")
+        self.assertGreater(steady["packets_in_trains"], 0)
+        self.assertLess(steady["packets_in_trains"], steady["data_packets"])
+        self.assertLess(steady["packet_hops"] if "packet_hops" in steady else steady["packets_forwarded"],
+                        exact["packets_forwarded"])
+        self.assertLess(abs(steady["iteration_ps"] - exact["iteration_ps"]), 0.01 * exact["iteration_ps"])
+        two = self.report(self.small, "--fast-forward", "steady", ranks=2)
+        self.assertEqual({k: v for k, v in steady.items() if k not in VOLATILE},
+                         {k: v for k, v in two.items() if k not in VOLATILE})
+        both = self.report(self.with_cluster("both.yaml", "fast_forward: 'steady,collectives'"))
+        self.assertEqual(both["fast_forward"], "steady,collectives")
+        self.assertIn("collectives_reused", both)
+
+    def test_steady_fast_forward_needs_packet_links(self):
+        for args, says in [(["--network", "flow"], "every link runs as flows"),
+                           (["--network", "loggops"], "applies to --network packet only"),
+                           (["--fast-forward", "steady,steady"], "expected off, steady, collectives")]:
+            extra = [] if "--fast-forward" in args else ["--fast-forward", "steady"]
+            r = collsim("workload", self.small, *args, *extra)
+            self.assertNotEqual(r.returncode, 0, args)
+            self.assertIn(says, r.stderr)
+        # Without collectives to lower, run takes steady only.
+        r = collsim("run", "--schedule", os.path.join(ROOT, "goal", "examples", "loggopsim_binary_tree_16.goal"),
+                    "--topology", os.path.join(ROOT, "topologies", "dgx_h100_superpod.yaml"),
+                    "--fast-forward", "collectives")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("expected off or steady, found 'collectives'", r.stderr)
 
     def test_writing_only_lowers(self):
         goal = os.path.join(self.dir.name, "only.goal")

@@ -45,6 +45,9 @@ class Device : public pdes::LogicalProcess {
   std::vector<OutputPort> ports_;
 
  private:
+  // Transmits a train (a data packet carrying several MTU packets, see FabricParams::
+  // train_bytes); returns when the next device has it.
+  pdes::SimTime put_train_on_wire(OutputPort& o, const Packet& p, pdes::SimTime start);
   // The wire of each port as a channel to the peer's packet handler: a link keeps its
   // in-flight packets itself, and only the first is an event. Made on first use, when the
   // peer's rank is known.

@@ -46,6 +46,7 @@ struct FabricTotals {
   std::uint64_t flows_acked = 0;
   std::uint64_t bytes_delivered = 0;
   std::uint64_t data_packets = 0;
+  std::uint64_t packets_in_trains = 0;  // data packets sent inside trains (steady-state fast-forward)
   std::uint64_t retransmits = 0;
   std::uint64_t timeouts = 0;
   std::uint64_t acks = 0;

@@ -39,6 +39,13 @@ struct FabricParams {
   pdes::SimTime rto = pdes::SimTime::us(100);  // retransmission timeout (lossy mode)
   // ACK every n-th data packet (and the last): RC responders coalesce ACKs.
   std::uint32_t ack_every = 16;
+  // Steady-state fast-forward: once a flow has sent `settle_packets` packets since it started
+  // or was last disturbed (its congestion control changed its rate or window, its port was
+  // paused, a packet was lost), it sends its body as trains of up to `train_bytes` of payload
+  // that the fabric moves as one unit; its last train's worth of packets goes one by one.
+  // 0: off, every packet on its own (exact packet mode).
+  std::uint32_t train_bytes = 0;
+  std::uint32_t settle_packets = 64;
   // DCQCN (Zhu et al. 2015, defaults as in the ns-3 RDMA models)
   pdes::SimTime dcqcn_cnp_interval = pdes::SimTime::us(50);
   pdes::SimTime dcqcn_alpha_interval = pdes::SimTime::us(55);
@@ -57,6 +64,9 @@ struct FabricParams {
   std::uint64_t seed = 1;
 };
 
+// The trains of `--fast-forward steady`: 15 packets of 4 KiB, as many as fit 16 bits on the wire.
+inline constexpr std::uint32_t kSteadyTrainBytes = 60 << 10;
+
 struct ParamInfo {
   std::string name;
   std::string unit;       // "bytes", "time", "count", "ratio", "bool", "enum:a|b|c"
@@ -73,6 +83,9 @@ void set_fabric_param(FabricParams& params, const std::string& name, const std::
 std::map<std::string, std::string> fabric_param_values(const FabricParams& params);
 // Throws std::invalid_argument if values contradict each other (xon > xoff, kmin > kmax, ...).
 void validate(const FabricParams& params);
+// MTU packets in one train: what train_bytes holds, within the 16-bit sizes of a packet on
+// the wire; 1 when trains are off.
+std::uint32_t max_train_packets(const FabricParams& params);
 
 std::string_view to_string(RoutingMode mode);
 std::string_view to_string(CongestionControlKind kind);

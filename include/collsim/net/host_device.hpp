@@ -64,6 +64,7 @@ struct HostStats {
   std::uint64_t flows_delivered = 0;
   std::uint64_t bytes_delivered = 0;  // payload of complete flows received
   std::uint64_t data_packets = 0;     // sent, retransmissions included
+  std::uint64_t packets_in_trains = 0;  // of those, sent inside trains (FabricParams::train_bytes)
   std::uint64_t retransmits = 0;      // data packets sent more than once
   std::uint64_t timeouts = 0;
   std::uint64_t acks = 0;
@@ -93,6 +94,7 @@ struct Sender {
   std::uint32_t next_seq = 0;      // next packet to send
   std::uint32_t acked = 0;         // every packet below this was acknowledged
   std::uint32_t highest_sent = 0;  // packets below this were sent at least once
+  std::uint32_t settle_seq = 0;    // trains may start from this packet on (see FabricParams::train_bytes)
   std::uint16_t port = 0;
   std::uint8_t priority = 0;
   bool active = false;             // in its port's turn list
@@ -204,6 +206,13 @@ class Host final : public Device {
   void arm_cc_timer(std::uint32_t flow);
   void wake_at(std::uint16_t port, pdes::SimTime when);
   std::uint64_t in_flight_bytes(const Sender& f) const;
+  // MTU packets the next data packet of `f` carries: a train once the flow has settled.
+  std::uint32_t next_train(const Sender& f) const;
+  // The flow's sending changed: it sends packet by packet until it has settled again.
+  void unsettle(Sender& f) const { f.settle_seq = f.next_seq + ctx_.params.settle_packets; }
+  // Runs a congestion-control callback and unsettles the flow if it slowed it down.
+  template <typename Update>
+  void update_cc(Sender& f, Update&& update);
 
   HostIndex index_;
   std::unique_ptr<HostApp> app_;
@@ -227,6 +236,7 @@ class Host final : public Device {
   std::unordered_map<QueuePair, FlowId, QueuePairHash> queue_tail_;  // the last flow started on each
   HostStats stats_;
   bool single_path_;  // every flow's packets follow one path (per-flow routing)
+  std::uint32_t train_packets_;  // packets in a full train; 1: trains off
 };
 
 }  // namespace collsim::net

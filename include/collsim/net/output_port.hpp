@@ -60,6 +60,19 @@ class OutputPort {
     return busy_until_;
   }
 
+  // A train of `packets` back-to-back packets of `packet_wire_bytes` each, each taking at least
+  // `packet_time` (the time its bits take to arrive, when they come over a slower link);
+  // returns when the last bit leaves.
+  pdes::SimTime transmit_train(pdes::SimTime start, std::uint32_t packet_wire_bytes, std::uint32_t packets,
+                               pdes::SimTime packet_time) {
+    const pdes::SimTime duration = packet_time * packets;
+    busy_until_ = start + duration;
+    stats_.busy += duration;
+    stats_.packets += packets;
+    stats_.bytes += std::uint64_t{packet_wire_bytes} * packets;
+    return busy_until_;
+  }
+
   void enqueue(const Packet& p) {
     queues_[p.priority].push_back(p);
     class_bytes_[p.priority] += p.wire_bytes;

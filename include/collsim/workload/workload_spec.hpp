@@ -113,13 +113,25 @@ struct DeviceSpec {
   coll::GpuArch arch = coll::GpuArch::Ampere;
 };
 
+// What to skip of a simulation (the cluster key fast_forward, the option --fast-forward):
+// "off", or "steady", "collectives" or both joined by a comma.
+//   steady: flows that have settled on packet links send trains (net::FabricParams::train_bytes)
+//   collectives: a collective that repeats alone inside a server is timed once (CollectiveReuse)
+struct FastForward {
+  bool steady = false;
+  bool collectives = false;
+  bool operator==(const FastForward&) const = default;
+};
+// Empty if `text` is not one of those.
+std::optional<FastForward> parse_fast_forward(std::string_view text);
+
 struct ClusterSpec {
   std::string topology;                  // topology file or preset name (topologies/NAME.yaml)
   std::string network = "packet";        // packet, flow or loggops, when the command does not say
   std::string fidelity;                  // per kind of link, as --fidelity (read by the command)
   std::uint64_t fidelity_line = 0;       // where the file gave it, for errors
   std::uint64_t fidelity_column = 0;
-  std::string fast_forward = "off";      // off or collectives, when the command does not say
+  std::string fast_forward = "off";      // as parse_fast_forward reads it, when the command does not say
   std::uint32_t gpus = 0;                // if given, must equal TP × PP × DP
 };
 

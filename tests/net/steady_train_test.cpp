@@ -1,0 +1,164 @@
+// Steady-state fast-forward (FabricParams::train_bytes): a settled flow sends its body as
+// trains of MTU packets that the fabric moves as one unit. Expectations derived by hand.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "fabric_test_util.hpp"
+
+namespace collsim::net {
+namespace {
+
+using testing::gbps;
+using testing::ns;
+
+constexpr std::int64_t kPsPerByte = 80;  // at 100 Gb/s
+
+FabricParams with_trains() {
+  FabricParams p;
+  p.train_bytes = 60 << 10;  // 15 packets of 4096 B (15 x 4160 B on the wire fit 16 bits)
+  return p;
+}
+
+TEST(SteadyTrains, TrainSizeIsWhatFitsSixteenBitsOnTheWire) {
+  FabricParams p = with_trains();
+  EXPECT_EQ(max_train_packets(p), 15u);
+  p.train_bytes = 1 << 20;  // 256 packets asked for: 65535 / 4160 = 15 fit
+  EXPECT_EQ(max_train_packets(p), 15u);
+  p.train_bytes = 3 * 4096 + 100;
+  EXPECT_EQ(max_train_packets(p), 3u);
+  p.train_bytes = 0;
+  EXPECT_EQ(max_train_packets(p), 1u);
+}
+
+TEST(SteadyTrains, BadSettingsAreRefused) {
+  FabricParams p = with_trains();
+  p.train_bytes = 4096;  // one packet is no train
+  EXPECT_THROW(validate(p), std::invalid_argument);
+  p = with_trains();
+  p.lossless = false;
+  EXPECT_THROW(validate(p), std::invalid_argument);
+  p = with_trains();
+  EXPECT_NO_THROW(validate(p));
+  // A switch port's share of the buffer must hold a whole train.
+  topo::SwitchParams small;
+  small.shared_buffer = false;
+  small.buffer_bytes = 3 * 40'000;  // 40,000 B per port of 3: one packet fits, a train does not
+  const topo::Topology t = testing::star(3, gbps(100), ns(1000), small);
+  EXPECT_NO_THROW(testing::run(t, FabricParams{}, {{1, 0, 4096, {}}}));
+  EXPECT_THROW(testing::run(t, p, {{1, 0, 4096, {}}}), std::invalid_argument);
+}
+
+TEST(SteadyTrains, OneFlowArrivesAtTheExactPacketTimeInFewerUnits) {
+  // The flow of SingleFlow.ArrivesAtClosedFormTime (245 packets over two switches, links of
+  // 1, 2 and 0.5 us at 100 Gb/s): 85,420,000 ps. Each packet of a train leaves a switch when
+  // it is in, as it would alone, so the last byte arrives at the same picosecond.
+  const topo::Topology t = testing::chain({ns(1000), ns(2000), ns(500)}, gbps(100));
+  const auto run = testing::run(t, with_trains(), {{0, 1, 1'000'000, pdes::SimTime::zero()}});
+  const std::int64_t expected = 3'500'000 + 2 * 4160 * kPsPerByte + (244 * 4160 + 640) * kPsPerByte;
+  ASSERT_EQ(run.flows.size(), 1u);
+  EXPECT_EQ(run.flows[0].delivered.picoseconds(), expected);
+  EXPECT_EQ(run.flows[0].acked.picoseconds(), expected + 3 * 64 * kPsPerByte + 3'500'000);
+  EXPECT_EQ(run.totals.bytes_delivered, 1'000'000u);
+  EXPECT_EQ(run.totals.data_packets, 245u);
+  // Units: 64 packets while it settles; trains of 15 from packet 64 while a train still
+  // leaves 15 packets after it (64, 79, ..., 214: 11 trains); packets 229..244 one by one.
+  // ACKs: every 16 packets of the first 64 (4), every second train (5), then at packet 229
+  // (15 + 1) and at the last: 11. Each unit crosses both switches.
+  EXPECT_EQ(run.totals.packets_forwarded, 2u * (64 + 11 + 16) + 2u * 11);
+}
+
+TEST(SteadyTrains, TrainsIntoAFasterLinkKeepTheExactTime) {
+  // h0 -100G-> s -400G-> h1. Alone, each packet leaves s 83.2 ns after it is in; the last one
+  // (640 B) comes in 51.2 ns after the one before it and waits for it to leave. So the last
+  // byte arrives after both propagations, every full packet's serialisation at 100 Gb/s and
+  // then the last full one's and the last one's at 400 Gb/s. A train leaves s at the pace
+  // its packets come in, so the packets after it find s as they would.
+  topo::Topology t;
+  const auto h0 = t.add_node("h0", topo::NodeKind::Host);
+  const auto h1 = t.add_node("h1", topo::NodeKind::Host);
+  const auto s = t.add_node("s", topo::NodeKind::Switch);
+  t.add_link(h0, s, gbps(100), ns(1000));
+  t.add_link(s, h1, gbps(400), ns(1000));
+  const std::int64_t expected = 2'000'000 + 244 * 4160 * kPsPerByte + (4160 + 640) * kPsPerByte / 4;
+  const auto exact = testing::run(t, FabricParams{}, {{0, 1, 1'000'000, {}}});
+  const auto trains = testing::run(t, with_trains(), {{0, 1, 1'000'000, {}}});
+  EXPECT_EQ(exact.flows[0].delivered.picoseconds(), expected);
+  EXPECT_EQ(trains.flows[0].delivered.picoseconds(), expected);
+  EXPECT_LT(trains.totals.packets_forwarded, exact.totals.packets_forwarded / 2);
+}
+
+TEST(SteadyTrains, FlowsTooShortToSettleSendNoTrain) {
+  // A train starts at packet 64 (settle_packets) at the earliest, and the last 15 packets go
+  // one by one: a flow of 80 packets has no room for a train of two and runs exactly as
+  // without trains.
+  const topo::Topology t = testing::chain({ns(1000), ns(1000)}, gbps(100));
+  const std::uint64_t bytes = 80 * 4096;
+  const auto exact = testing::run(t, FabricParams{}, {{0, 1, bytes, {}}});
+  const auto trains = testing::run(t, with_trains(), {{0, 1, bytes, {}}});
+  EXPECT_EQ(trains.totals.packets_forwarded, exact.totals.packets_forwarded);
+  EXPECT_EQ(trains.flows[0].delivered, exact.flows[0].delivered);
+  // 81 packets: 64 one by one, a train of packets 64 and 65, then 66..80 one by one.
+  const auto longer = testing::run(t, with_trains(), {{0, 1, bytes + 4096, {}}});
+  EXPECT_EQ(longer.totals.data_packets, 81u);
+  EXPECT_EQ(longer.totals.packets_forwarded - longer.totals.acks, 64u + 1 + 15);
+}
+
+TEST(SteadyTrains, TwoFlowsOnABottleneckStillShareIt) {
+  // As Sharing.TwoFlowsThroughOneBottleneckGetHalfEach: both finish after 2 x wire bytes at
+  // 100 Gb/s plus two 1 us hops and one store-and-forward; turns of a train instead of a
+  // packet shift each flow's end by at most a train (15 x 4160 B).
+  const topo::Topology t = testing::star(3, gbps(100), ns(1000));
+  const std::uint64_t bytes = 2'000'000;
+  const std::int64_t wire = static_cast<std::int64_t>(bytes + 64 * ((bytes + 4095) / 4096));
+  const auto run = testing::run(t, with_trains(), {{1, 0, bytes, {}}, {2, 0, bytes, {}}});
+  const std::int64_t both = 2 * wire * kPsPerByte + 2'000'000 + 4160 * kPsPerByte;
+  pdes::SimTime last;
+  for (const auto& f : run.flows) {
+    EXPECT_LE(f.delivered.picoseconds(), both);
+    EXPECT_GE(f.delivered.picoseconds(), both - 15 * 4160 * kPsPerByte);
+    last = std::max(last, f.delivered);
+  }
+  // The port to h0 is never idle once both flows are in: the later one ends exactly then.
+  EXPECT_EQ(last.picoseconds(), both);
+  EXPECT_EQ(run.totals.drops, 0u);
+}
+
+TEST(SteadyTrains, IncastUnderPfcKeepsTheReceiverBusyAndDropsNothing) {
+  // 8 senders into one port: PFC pauses them (each pause unsettles the paused flows); the
+  // receiver's link is busy all along, as in Sharing.LosslessIncastHasNoDropsAndTakesNTimesTheBytes.
+  const std::uint32_t n = 8;
+  const std::uint64_t bytes = 1'000'000;
+  const topo::Topology t = testing::star(n + 1, gbps(100), ns(1000));
+  const auto run = testing::run(t, with_trains(), make_flow_pattern(FlowPattern::Incast, n + 1, bytes, 1, n));
+  EXPECT_EQ(run.totals.drops, 0u);
+  EXPECT_GT(run.totals.pfc_pauses, 0u);
+  EXPECT_EQ(run.totals.bytes_delivered, n * bytes);
+  const std::int64_t wire = static_cast<std::int64_t>(bytes + 64 * ((bytes + 4095) / 4096));
+  const double expected = static_cast<double>(n * wire * kPsPerByte + 2'000'000);
+  pdes::SimTime makespan;
+  for (const auto& f : run.flows) makespan = std::max(makespan, f.delivered);
+  EXPECT_NEAR(static_cast<double>(makespan.picoseconds()), expected, 0.01 * expected);
+}
+
+TEST(SteadyTrains, DcqcnRateCutsUnsettleAndFlowsStillConverge) {
+  // Two DCQCN flows into one port: CNPs cut their rates (each cut sends the flow back to
+  // packets until it settles). Everything arrives; the port is busy for nearly all of it.
+  const topo::Topology t = testing::star(3, gbps(100), ns(1000));
+  FabricParams p = with_trains();
+  p.cc = CongestionControlKind::Dcqcn;
+  const std::uint64_t bytes = 4'000'000;
+  const auto run = testing::run(t, p, {{1, 0, bytes, {}}, {2, 0, bytes, {}}});
+  EXPECT_EQ(run.totals.bytes_delivered, 2 * bytes);
+  EXPECT_GT(run.totals.cnps, 0u);
+  const std::int64_t wire = static_cast<std::int64_t>(bytes + 64 * ((bytes + 4095) / 4096));
+  const double line = static_cast<double>(2 * wire * kPsPerByte);
+  pdes::SimTime makespan;
+  for (const auto& f : run.flows) makespan = std::max(makespan, f.delivered);
+  EXPECT_LT(static_cast<double>(makespan.picoseconds()), 1.25 * line);
+}
+
+}  // namespace
+}  // namespace collsim::net
