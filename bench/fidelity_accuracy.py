@@ -8,6 +8,8 @@ Each scenario runs in exact packet mode and in each faster fidelity:
   reuse, hybrid+reuse, flow+reuse   the same with --fast-forward collectives: a TP or EP
            collective inside a server simulated once alone, its repeats a barrier and each
            member's time alone (workloads only)
+  steady, hybrid+steady, hybrid+steady+reuse   --fast-forward steady: flows settled on packet
+           links send trains of 15 packets that the fabric moves as one unit
 and reports, side by side, the iteration time and each exposed-communication share (workloads)
 or the makespan and FCT p50/p99 (flows, collectives), with each fidelity's error against packet
 mode, its events, wall time and peak memory.
@@ -50,6 +52,9 @@ FIDELITIES = {
     "reuse": ["--fast-forward", "collectives"],
     "hybrid+reuse": ["--fidelity", "nvlink=flow", "--fast-forward", "collectives"],
     "flow+reuse": ["--network", "flow", "--fast-forward", "collectives"],
+    "steady": ["--fast-forward", "steady"],
+    "hybrid+steady": ["--fidelity", "nvlink=flow", "--fast-forward", "steady"],
+    "hybrid+steady+reuse": ["--fidelity", "nvlink=flow", "--fast-forward", "steady,collectives"],
 }
 
 
@@ -105,6 +110,9 @@ def run_flows(collsim, extra, timeout):
     # `collsim flows` has no --network: every link as flows is --fidelity all=flow.
     if extra[:2] == FIDELITIES["flow"]:
         extra = ["--fidelity", "all=flow"] + extra[2:]
+    # nor --fast-forward: steady's trains are the fabric parameter train_bytes.
+    if extra[:2] == FIDELITIES["steady"]:
+        extra = ["--set", "train_bytes=60KiB"] + extra[2:]
     stdout, wall, rss = run_timed([collsim, "flows", "--topology", os.path.join(ROOT, "topologies", "fat_tree_k16.yaml"),
                                    "--pattern", "permutation", "--bytes", "2MiB", "--json", "--quiet"] + extra, timeout)
     j = json.loads(stdout)
@@ -146,7 +154,7 @@ def main():
             reference = averaged(run, FIDELITIES["packet"], a.seeds)
             rows = [("packet", reference)]
             for fidelity in a.fidelities:
-                if name in ("permutation", "ring_1024") and (fidelity in ("hybrid", "message") or "reuse" in fidelity):
+                if name in ("permutation", "ring_1024") and ("hybrid" in fidelity or fidelity == "message" or "reuse" in fidelity):
                     continue  # no NVLink on fat_tree_k16, no workload to reuse collectives in
                 rows.append((fidelity, averaged(run, FIDELITIES[fidelity], a.seeds)))
             print(f"== {name}", flush=True)

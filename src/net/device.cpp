@@ -73,6 +73,21 @@ pdes::SimTime Device::put_train_on_wire(OutputPort& o, const Packet& p, pdes::Si
   return o.wire().peer_is_host ? last_bit : start + packet_time;
 }
 
+void Device::put_into_train(std::uint16_t port, Packet p) {
+  OutputPort& o = ports_[port];
+  const OutputPort::Wire& w = o.wire();
+  const pdes::SimTime delay = o.insert_into_train(now(), p.wire_bytes) - now() + w.latency;
+  p.in_port = w.peer_port;
+  ++p.hops;
+  // Not through the wire's channel: it overtakes the train's tail, which a host receives at
+  // its last bit.
+  if (w.peer_is_host) {
+    schedule<&Host::on_packet>(w.peer, delay, p);
+  } else {
+    schedule<&Switch::on_packet>(w.peer, delay, p);
+  }
+}
+
 void Device::send_pfc(std::uint16_t port, std::uint8_t priority, bool pause) {
   const OutputPort::Wire& w = ports_[port].wire();
   Packet p;

@@ -164,6 +164,10 @@ void Host::try_transmit(std::uint16_t port) {
   OutputPort& o = ports_[port];
   NicQueues& q = nic_[port];
   if (!o.idle(now())) {
+    while (!q.control.empty() && !o.paused(kControlPriority) && o.mid_train(now())) {
+      put_into_train(port, q.control.front());
+      q.control.pop_front();
+    }
     if (!q.control.empty() || !q.active.empty()) wake_at(port, o.busy_until());
     return;
   }
@@ -176,16 +180,37 @@ void Host::try_transmit(std::uint16_t port) {
   }
   pdes::SimTime earliest = pdes::SimTime::infinity();
   const std::size_t n = q.active.size();
-  for (std::size_t k = 0; k < n; ++k) {
-    const std::size_t at = (q.turn + k) % n;
-    Sender& f = *sender(q.active[at]);
-    if (o.paused(f.priority)) continue;
-    if (in_flight_bytes(f) >= f.cc->window_bytes()) continue;  // an ACK will wake it
-    if (f.next_send > now()) {
-      earliest = std::min(earliest, f.next_send);
-      continue;
+  // Flows take turns, packet by packet. A flow that sent a train of k packets passes on its
+  // next k - 1 turns, so that flows sharing the port keep pace as they would packet by packet
+  // (and in the same order: without trains nobody owes a turn).
+  std::size_t chosen = n;
+  for (std::uint32_t round = 0; round < train_packets_ && chosen == n; ++round) {
+    bool anyone = false;
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::size_t at = (q.turn + k) % n;
+      Sender& f = *sender(q.active[at]);
+      if (o.paused(f.priority)) continue;
+      if (in_flight_bytes(f) >= f.cc->window_bytes()) continue;  // an ACK will wake it
+      if (f.next_send > now()) {
+        earliest = std::min(earliest, f.next_send);
+        continue;
+      }
+      anyone = true;
+      if (f.turns_owed > 0) {
+        --f.turns_owed;
+        continue;
+      }
+      chosen = at;
+      break;
     }
+    if (!anyone) break;
+  }
+  if (chosen < n) {
+    const std::size_t at = chosen;
+    Sender& f = *sender(q.active[at]);
+    const std::uint32_t before = f.next_seq;
     send_data(f);
+    f.turns_owed = f.next_seq - before - 1;
     if (f.next_seq >= f.packets) {
       f.active = false;
       q.active.erase(q.active.begin() + static_cast<std::ptrdiff_t>(at));
@@ -199,11 +224,20 @@ void Host::try_transmit(std::uint16_t port) {
   if (!earliest.is_infinite()) wake_at(port, earliest);
 }
 
-std::uint32_t Host::next_train(const Sender& f) const {
-  const std::uint32_t seq = f.next_seq;
+bool Host::may_train(const Sender& f) const {
   // Resent packets, an unsettled flow and the last train's worth of packets go one by one:
   // the flow's end stays as in exact packet mode.
-  if (train_packets_ < 2 || seq < f.highest_sent || seq < f.settle_seq || f.packets - seq < train_packets_ + 2) return 1;
+  const std::uint32_t seq = f.next_seq;
+  return train_packets_ > 1 && seq >= f.highest_sent && seq >= f.settle_seq && f.packets - seq >= train_packets_ + 2;
+}
+
+std::uint32_t Host::next_train(const Sender& f) const {
+  const std::uint32_t seq = f.next_seq;
+  if (!may_train(f)) return 1;
+  // Flows of a port take turns: one sending packets while another sends trains would get a
+  // fifteenth of its share. Trains wait until every flow of the port may send them.
+  for (const std::uint32_t other : nic_[f.port].active)
+    if (other != f.id && !may_train(*sender(other))) return 1;
   std::uint32_t k = std::min(train_packets_, f.packets - train_packets_ - seq);
   const std::uint64_t window = f.cc->window_bytes();
   if (window != UINT64_MAX) {
@@ -264,26 +298,26 @@ void Host::update_cc(Sender& f, Update&& update) {
   if (f.cc->rate_gbps() != rate || f.cc->window_bytes() < window) unsettle(f);
 }
 
-void Host::send_control(HostIndex to, Packet p) {
+void Host::send_control(HostIndex to, Packet p, std::uint32_t count) {
   p.src = index_;
   p.dst = to;
   p.priority = kControlPriority;
-  p.wire_bytes = static_cast<std::uint16_t>(ctx_.params.ack_bytes);
+  p.wire_bytes = static_cast<std::uint16_t>(count * ctx_.params.ack_bytes);
   p.entropy = static_cast<std::uint32_t>(mix(ctx_.params.seed ^ 0xac, receiver_key(to, p.flow)));
   const std::uint16_t port = port_toward(to, p.entropy);
   nic_[port].control.push_back(p);
   try_transmit(port);
 }
 
-void Host::send_ack(const Packet& data, std::uint32_t cumulative, bool ecn_echo) {
+void Host::send_ack(const Packet& data, std::uint32_t cumulative, bool ecn_echo, std::uint32_t count) {
   Packet ack;
   ack.kind = PacketKind::Ack;
   ack.flow = data.flow;
   ack.seq = cumulative;
   ack.sent = data.sent;  // for the sender's RTT
   if (ecn_echo) ack.flags |= packet_flag::kEcnEcho;
-  ++stats_.acks;
-  send_control(data.src, ack);
+  stats_.acks += count;
+  send_control(data.src, ack, count);
 }
 
 void Host::on_packet(const Packet& p) {
@@ -367,8 +401,17 @@ void Host::receive_data(const Packet& p) {
   const bool requested = (p.flags & packet_flag::kAckRequest) != 0;
   r.since_ack += count;
   if (r.since_ack >= fp.ack_every || complete || duplicate || !in_order || requested) {
-    r.since_ack = 0;
-    send_ack(p, r.expected, r.marked_since_ack);
+    // The ACKs the packets of a train would have drawn go back as one unit of their size
+    // (they take the reverse wire's time as they would); what is left over counts on.
+    std::uint32_t acks = 1;
+    if (r.since_ack >= fp.ack_every) {
+      acks = r.since_ack / fp.ack_every;
+      r.since_ack %= fp.ack_every;
+      if (complete || duplicate || !in_order || requested) r.since_ack = 0;
+    } else {
+      r.since_ack = 0;
+    }
+    send_ack(p, r.expected, r.marked_since_ack, acks);
     r.marked_since_ack = false;
   }
   if (!fp.lossless && p.seq > r.expected && r.nacked != r.expected && fp.routing != RoutingMode::Spray) {
@@ -421,6 +464,9 @@ void Host::receive_ack(const Packet& p) {
     newly = before - in_flight_bytes(f);
   }
   update_cc(f, [&] { f.cc->on_ack(now(), now() - p.sent, (p.flags & packet_flag::kEcnEcho) != 0, newly); });
+  // A marked packet crossed a queue past ecn_kmin_bytes: the path is congested, and what
+  // trains would change there (how queues fill, when PFC pauses) matters.
+  if (p.flags & packet_flag::kEcnEcho) unsettle(f);
   arm_cc_timer(f.id);
   if (f.acked >= f.packets) {
     f.done = true;

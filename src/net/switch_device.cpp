@@ -65,6 +65,8 @@ void Switch::try_transmit(std::uint16_t port) {
   OutputPort& o = ports_[port];
   pdes::SimTime start = now();
   if (!o.idle(start)) {
+    // A control frame at the head of its class goes between two packets of a train.
+    while (o.has_sendable() && o.mid_train(start) && control_first(o)) put_into_train(port, take_next(o));
     // With a wakeup pending, packets were queued before this one and wait their turn.
     if (o.wakeup_pending || !o.has_sendable()) return;
     if (o.busy_until() - start > arbitration_lead_[port]) {
@@ -73,8 +75,14 @@ void Switch::try_transmit(std::uint16_t port) {
     }
     start = o.busy_until();
   }
+  if (!o.has_sendable()) return;
+  put_on_wire(port, take_next(o), start);
+  if (o.has_sendable()) wake_when_free<&Switch::on_port_free>(port);
+}
+
+Packet Switch::take_next(OutputPort& o) {
   Packet p;
-  if (!o.dequeue(p)) return;
+  o.dequeue(p);
   buffered_ -= p.wire_bytes;
   auto& ingress = ingress_bytes_[p.in_port][p.priority];
   ingress -= p.wire_bytes;
@@ -82,8 +90,15 @@ void Switch::try_transmit(std::uint16_t port) {
     upstream_paused_[p.in_port][p.priority] = false;
     send_pfc(p.in_port, p.priority, false);
   }
-  put_on_wire(port, p, start);
-  if (o.has_sendable()) wake_when_free<&Switch::on_port_free>(port);
+  return p;
+}
+
+bool Switch::control_first(const OutputPort& o) const {
+  for (std::uint8_t c = 0; c < kMaxClasses; ++c) {
+    if (o.queue(c).empty() || o.paused(c)) continue;
+    return o.queue(c).front().kind != PacketKind::Data;
+  }
+  return false;
 }
 
 bool Switch::admit(const OutputPort& out, std::uint32_t wire_bytes) const {

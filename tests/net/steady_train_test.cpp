@@ -65,9 +65,11 @@ TEST(SteadyTrains, OneFlowArrivesAtTheExactPacketTimeInFewerUnits) {
   EXPECT_EQ(run.totals.data_packets, 245u);
   // Units: 64 packets while it settles; trains of 15 from packet 64 while a train still
   // leaves 15 packets after it (64, 79, ..., 214: 11 trains); packets 229..244 one by one.
-  // ACKs: every 16 packets of the first 64 (4), every second train (5), then at packet 229
-  // (15 + 1) and at the last: 11. Each unit crosses both switches.
-  EXPECT_EQ(run.totals.packets_forwarded, 2u * (64 + 11 + 16) + 2u * 11);
+  // ACKs, one per 16 packets as without trains: 4 for the first 64; from the second train
+  // on, one per train (30, 29, ... 20 packets since the last: 10, leaving 5); at packet 239
+  // (5 + 11) and at the last: 16. Each unit crosses both switches.
+  EXPECT_EQ(run.totals.acks, 16u);
+  EXPECT_EQ(run.totals.packets_forwarded, 2u * (64 + 11 + 16) + 2u * 16);
 }
 
 TEST(SteadyTrains, TrainsIntoAFasterLinkKeepTheExactTime) {

@@ -29,6 +29,9 @@ class Device : public pdes::LogicalProcess {
   // free. Schedules the packet's arrival at the other end: when its last bit is there.
   void put_on_wire(std::uint16_t port, Packet p) { put_on_wire(port, p, now()); }
   void put_on_wire(std::uint16_t port, Packet p, pdes::SimTime start);
+  // A control frame (ACK, NACK, CNP) on `port` while a train is on its wire: it goes out at
+  // the train's next packet boundary (see OutputPort::mid_train).
+  void put_into_train(std::uint16_t port, Packet p);
   // A PFC frame goes out at once, ahead of queued data.
   void send_pfc(std::uint16_t port, std::uint8_t priority, bool pause);
   // Schedules this device's wakeup handler for when `port`'s transmitter frees, once.

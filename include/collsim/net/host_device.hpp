@@ -95,6 +95,7 @@ struct Sender {
   std::uint32_t acked = 0;         // every packet below this was acknowledged
   std::uint32_t highest_sent = 0;  // packets below this were sent at least once
   std::uint32_t settle_seq = 0;    // trains may start from this packet on (see FabricParams::train_bytes)
+  std::uint32_t turns_owed = 0;    // its port's turns it passes on, having sent a train
   std::uint16_t port = 0;
   std::uint8_t priority = 0;
   bool active = false;             // in its port's turn list
@@ -195,9 +196,10 @@ class Host final : public Device {
   void release_next(Sender& f);
   void try_transmit(std::uint16_t port);
   void send_data(Sender& f);
-  void send_control(HostIndex to, Packet p);
+  // `count`: control frames it stands for (ACKs a train drew), sent back to back as one.
+  void send_control(HostIndex to, Packet p, std::uint32_t count = 1);
   // Acknowledges every packet of `data`'s flow below `cumulative`.
-  void send_ack(const Packet& data, std::uint32_t cumulative, bool ecn_echo);
+  void send_ack(const Packet& data, std::uint32_t cumulative, bool ecn_echo, std::uint32_t count = 1);
   void receive_data(const Packet& p);
   void receive_ack(const Packet& p);
   void receive_nack(const Packet& p);
@@ -206,7 +208,10 @@ class Host final : public Device {
   void arm_cc_timer(std::uint32_t flow);
   void wake_at(std::uint16_t port, pdes::SimTime when);
   std::uint64_t in_flight_bytes(const Sender& f) const;
-  // MTU packets the next data packet of `f` carries: a train once the flow has settled.
+  // Whether `f` has settled and has more than a train left to send.
+  bool may_train(const Sender& f) const;
+  // MTU packets the next data packet of `f` carries: a train once the flow and every other
+  // flow of its port have settled.
   std::uint32_t next_train(const Sender& f) const;
   // The flow's sending changed: it sends packet by packet until it has settled again.
   void unsettle(Sender& f) const { f.settle_seq = f.next_seq + ctx_.params.settle_packets; }
@@ -222,6 +227,7 @@ class Host final : public Device {
   std::deque<Sender> senders_;
   FlowId senders_base_ = 0;
   Sender* sender(FlowId id) { return id >= senders_base_ && id - senders_base_ < senders_.size() ? &senders_[id - senders_base_] : nullptr; }
+  const Sender* sender(FlowId id) const { return const_cast<Host*>(this)->sender(id); }
   void retire_done_flows();
   // A flow's receiver leaves once delivered when the fabric is lossless (nothing of it can
   // come again); otherwise it stays to acknowledge late duplicates.

@@ -70,7 +70,27 @@ class OutputPort {
     stats_.busy += duration;
     stats_.packets += packets;
     stats_.bytes += std::uint64_t{packet_wire_bytes} * packets;
+    train_start_ = start;
+    train_packet_time_ = packet_time;
+    train_end_ = busy_until_;
     return busy_until_;
+  }
+  // Whether a train is on the wire with a packet boundary ahead before its end: a control
+  // frame goes out there, between two of its packets, as it would between packets.
+  bool mid_train(pdes::SimTime now) const {
+    return busy_until_ == train_end_ && now >= train_start_ && next_boundary(now) < train_end_;
+  }
+  // Sends a frame of `wire_bytes` at the train's next packet boundary, delaying the rest of
+  // the train by its time; returns when its last bit leaves.
+  pdes::SimTime insert_into_train(pdes::SimTime now, std::uint32_t wire_bytes) {
+    const pdes::SimTime at = next_boundary(now);
+    const auto duration = pdes::SimTime::ps(wire_.bandwidth.serialization_ps(wire_bytes));
+    busy_until_ += duration;
+    train_end_ = busy_until_;
+    stats_.busy += duration;
+    ++stats_.packets;
+    stats_.bytes += wire_bytes;
+    return at + duration;
   }
 
   void enqueue(const Packet& p) {
@@ -119,6 +139,15 @@ class OutputPort {
   std::uint8_t nonempty_ = 0;  // bit c: class c has packets
   std::uint8_t paused_ = 0;    // bit c: class c is paused by PFC
   PortStats stats_;
+  // The last train put on the wire (see transmit_train).
+  pdes::SimTime train_start_;
+  pdes::SimTime train_packet_time_;
+  pdes::SimTime train_end_ = pdes::SimTime::ps(-1);
+  pdes::SimTime next_boundary(pdes::SimTime now) const {
+    const std::int64_t into = (now - train_start_).picoseconds();
+    const std::int64_t each = train_packet_time_.picoseconds();
+    return train_start_ + pdes::SimTime::ps((into + each - 1) / each * each);
+  }
 };
 
 }  // namespace collsim::net
