@@ -128,6 +128,24 @@ TEST(SteadyTrains, TwoFlowsOnABottleneckStillShareIt) {
   EXPECT_EQ(run.totals.drops, 0u);
 }
 
+TEST(SteadyTrains, FlowsOfOnePortKeepPaceAndEndTogether) {
+  // Two flows of 2,000,000 B from h0 take turns on h0's port; a flow that sent a train of 15
+  // passes its next 14 turns, so both keep pace as packet by packet and end at the same
+  // picoseconds as there: the port is busy from the start, so the later one ends after both
+  // flows' wire bytes at 100 Gb/s and two 1 us hops, plus a few packets at the switch.
+  const topo::Topology t = testing::star(3, gbps(100), ns(1000));
+  const std::uint64_t bytes = 2'000'000;
+  const std::int64_t wire = static_cast<std::int64_t>(bytes + 64 * ((bytes + 4095) / 4096));
+  const std::int64_t busy = 2'000'000 + 2 * wire * kPsPerByte;
+  const auto exact = testing::run(t, FabricParams{}, {{0, 1, bytes, {}}, {0, 2, bytes, {}}});
+  const auto trains = testing::run(t, with_trains(), {{0, 1, bytes, {}}, {0, 2, bytes, {}}});
+  EXPECT_GT(trains.totals.packets_in_trains, 2 * 400u);
+  for (std::size_t i = 0; i < 2; ++i) EXPECT_EQ(trains.flows[i].delivered, exact.flows[i].delivered) << i;
+  const pdes::SimTime later = std::max(trains.flows[0].delivered, trains.flows[1].delivered);
+  EXPECT_GE(later.picoseconds(), busy);
+  EXPECT_LE(later.picoseconds(), busy + 3 * 4160 * kPsPerByte);
+}
+
 TEST(SteadyTrains, IncastUnderPfcKeepsTheReceiverBusyAndDropsNothing) {
   // 8 senders into one port: PFC pauses them (each pause unsettles the paused flows); the
   // receiver's link is busy all along, as in Sharing.LosslessIncastHasNoDropsAndTakesNTimesTheBytes.
