@@ -309,13 +309,14 @@ void Host::send_control(HostIndex to, Packet p, std::uint32_t count) {
   try_transmit(port);
 }
 
-void Host::send_ack(const Packet& data, std::uint32_t cumulative, bool ecn_echo, std::uint32_t count) {
+void Host::send_ack(const Packet& data, std::uint32_t cumulative, bool ecn_echo, std::uint32_t count, bool queued) {
   Packet ack;
   ack.kind = PacketKind::Ack;
   ack.flow = data.flow;
   ack.seq = cumulative;
   ack.sent = data.sent;  // for the sender's RTT
   if (ecn_echo) ack.flags |= packet_flag::kEcnEcho;
+  if (queued) ack.flags |= packet_flag::kQueuedEcho;
   stats_.acks += count;
   send_control(data.src, ack, count);
 }
@@ -374,6 +375,7 @@ void Host::receive_data(const Packet& p) {
     ++stats_.ecn_marked_received;
     r.marked_since_ack = true;
   }
+  if (p.flags & packet_flag::kQueued) r.queued_since_ack = true;
   if (p.flags & packet_flag::kLast) r.total = p.seq + 1;
   // A train (bytes above one MTU) carries packets seq, seq + 1, ...: full ones only.
   const std::uint32_t count = p.bytes > fp.mtu_bytes ? p.bytes / fp.mtu_bytes : 1;
@@ -411,7 +413,8 @@ void Host::receive_data(const Packet& p) {
     } else {
       r.since_ack = 0;
     }
-    send_ack(p, r.expected, r.marked_since_ack, acks);
+    send_ack(p, r.expected, r.marked_since_ack, acks, r.queued_since_ack);
+    r.queued_since_ack = false;
     r.marked_since_ack = false;
   }
   if (!fp.lossless && p.seq > r.expected && r.nacked != r.expected && fp.routing != RoutingMode::Spray) {
@@ -466,7 +469,10 @@ void Host::receive_ack(const Packet& p) {
   update_cc(f, [&] { f.cc->on_ack(now(), now() - p.sent, (p.flags & packet_flag::kEcnEcho) != 0, newly); });
   // A marked packet crossed a queue past ecn_kmin_bytes: the path is congested, and what
   // trains would change there (how queues fill, when PFC pauses) matters.
-  if (p.flags & packet_flag::kEcnEcho) unsettle(f);
+  // Or one of its packets waited behind another flow's at a switch: it is not alone on its
+  // path, and how trains would meet others' packets there (in turns of a train, not of a
+  // packet) changes who goes first.
+  if (p.flags & (packet_flag::kEcnEcho | packet_flag::kQueuedEcho)) unsettle(f);
   arm_cc_timer(f.id);
   if (f.acked >= f.packets) {
     f.done = true;

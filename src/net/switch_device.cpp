@@ -7,7 +7,7 @@
 namespace collsim::net {
 
 Switch::Switch(const FabricContext& ctx, topo::NodeId node)
-    : Device(ctx, node), params_(ctx.topology.node(node).params) {
+    : Device(ctx, node), params_(ctx.topology.node(node).params), trains_(ctx.params.train_bytes != 0) {
   ingress_bytes_.assign(ports_.size(), {});
   upstream_paused_.assign(ports_.size(), {});
   per_port_buffer_ = ports_.empty() ? 0 : params_.buffer_bytes / ports_.size();
@@ -40,6 +40,7 @@ void Switch::on_packet(const Packet& arriving) {
     ++stats_.ecn_marks;
     ++o.stats().ecn_marks;
   }
+  if (trains_ && p.kind == PacketKind::Data && waits_behind_data(o)) p.flags |= packet_flag::kQueued;
   buffered_ += p.wire_bytes;
   stats_.max_buffered_bytes = std::max(stats_.max_buffered_bytes, buffered_);
   auto& ingress = ingress_bytes_[in][p.priority];
@@ -99,6 +100,13 @@ bool Switch::control_first(const OutputPort& o) const {
     return o.queue(c).front().kind != PacketKind::Data;
   }
   return false;
+}
+
+bool Switch::waits_behind_data(const OutputPort& o) const {
+  // Control frames (ACKs, a few dozen bytes) pass quickly; half a full packet does not.
+  const std::int64_t on_wire = o.idle(now()) ? 0 : (o.busy_until() - now()).picoseconds();
+  const std::int64_t queued = o.wire().bandwidth.serialization_ps(o.queued_bytes());
+  return 2 * (on_wire + queued) > o.wire().bandwidth.serialization_ps(ctx_.params.mtu_bytes);
 }
 
 bool Switch::admit(const OutputPort& out, std::uint32_t wire_bytes) const {

@@ -125,6 +125,7 @@ struct Receiver {
   std::uint32_t count = 0;         // distinct packets received
   std::uint32_t since_ack = 0;
   bool marked_since_ack = false;   // an ECN mark the next (coalesced) ACK must echo
+  bool queued_since_ack = false;   // a packet that waited at a switch (kQueued), to echo
   std::uint32_t nacked = 0xFFFFFFFFu;  // `expected` at the last NACK
   std::uint64_t bytes = 0;
   MessageHeader header;
@@ -199,7 +200,9 @@ class Host final : public Device {
   // `count`: control frames it stands for (ACKs a train drew), sent back to back as one.
   void send_control(HostIndex to, Packet p, std::uint32_t count = 1);
   // Acknowledges every packet of `data`'s flow below `cumulative`.
-  void send_ack(const Packet& data, std::uint32_t cumulative, bool ecn_echo, std::uint32_t count = 1);
+  // `queued`: echo kQueued (a packet it covers waited at a switch).
+  void send_ack(const Packet& data, std::uint32_t cumulative, bool ecn_echo, std::uint32_t count = 1,
+                bool queued = false);
   void receive_data(const Packet& p);
   void receive_ack(const Packet& p);
   void receive_nack(const Packet& p);

@@ -26,6 +26,11 @@ inline constexpr std::uint8_t kLast = 8;        // last packet of its flow
 // The sender's window is full with this packet: acknowledge it at once (InfiniBand's AckReq),
 // or a receiver that coalesces ACKs would wait for packets the sender cannot send.
 inline constexpr std::uint8_t kAckRequest = 16;
+// Steady-state fast-forward: a data packet that waited behind others at a switch port (set
+// there), and its echo on the ACK that covers it. Its flow is not alone on its path, and
+// sends packet by packet until it settles again.
+inline constexpr std::uint8_t kQueued = 32;
+inline constexpr std::uint8_t kQueuedEcho = 64;
 }  // namespace packet_flag
 
 struct Packet {

@@ -48,6 +48,8 @@ class Switch final : public Device {
 
  private:
   bool admit(const OutputPort& out, std::uint32_t wire_bytes) const;
+  // A packet arriving for `o` would wait behind more than control frames.
+  bool waits_behind_data(const OutputPort& o) const;
   bool ecn_mark(const OutputPort& out, std::uint8_t priority);
   void try_transmit(std::uint16_t port);
   // The next packet of `o`'s queues (there is one), out of the buffer and ingress accounting.
@@ -59,6 +61,7 @@ class Switch final : public Device {
   std::uint64_t buffered_ = 0;
   std::uint64_t per_port_buffer_ = 0;
   std::vector<std::array<std::uint64_t, kMaxClasses>> ingress_bytes_;  // per ingress port and class
+  bool trains_;  // steady-state fast-forward is on: mark data packets that wait (kQueued)
   std::vector<std::array<bool, kMaxClasses>> upstream_paused_;
   std::vector<pdes::SimTime> arbitration_lead_;  // per port: arbitration_lead_bytes on its wire
   SwitchStats stats_;
