@@ -8,6 +8,7 @@ Models (each passes --network, so the preset's own default is replaced):
   flow+reuse    --network flow --fast-forward collectives   and TP collectives timed once alone
   hybrid        --network packet --fidelity nvlink=flow network as packets, NVLink as flows
   hybrid+reuse  the same with --fast-forward collectives
+  hybrid+steady+reuse  the same with --fast-forward steady,collectives (trains on the network)
   packet+reuse  --network packet --fast-forward collectives
   packet        --network packet                        exact (hours for the large presets)
 
@@ -32,6 +33,7 @@ MODELS = {
     "flow+reuse": ["--network", "flow", "--fast-forward", "collectives"],
     "hybrid": ["--network", "packet", "--fidelity", "nvlink=flow", "--fast-forward", "off"],
     "hybrid+reuse": ["--network", "packet", "--fidelity", "nvlink=flow", "--fast-forward", "collectives"],
+    "hybrid+steady+reuse": ["--network", "packet", "--fidelity", "nvlink=flow", "--fast-forward", "steady,collectives"],
     "packet+reuse": ["--network", "packet", "--fast-forward", "collectives"],
     "packet": ["--network", "packet", "--fast-forward", "off"],
 }

@@ -472,7 +472,11 @@ void Host::receive_ack(const Packet& p) {
   // Or one of its packets waited behind another flow's at a switch: it is not alone on its
   // path, and how trains would meet others' packets there (in turns of a train, not of a
   // packet) changes who goes first.
-  if (p.flags & (packet_flag::kEcnEcho | packet_flag::kQueuedEcho)) unsettle(f);
+  if (p.flags & (packet_flag::kEcnEcho | packet_flag::kQueuedEcho)) {
+    unsettle(f);
+    // The port's other flows went out interleaved with it by trains too.
+    for (const std::uint32_t other : nic_[f.port].active) unsettle(*sender(other));
+  }
   arm_cc_timer(f.id);
   if (f.acked >= f.packets) {
     f.done = true;
