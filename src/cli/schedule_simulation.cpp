@@ -333,9 +333,9 @@ void SimulationCliOptions::add_to(CLI::App& cmd) {
   cmd.add_option("--ops", ops, "Write every op's start and end time to this HDF5 file");
   cmd.add_option("--fast-forward", fast_forward,
                  std::string("What to skip: off (exact), or ") + (lowers_collectives ? "one or both of (comma-separated) " : "") +
-                     "steady: flows that have settled on packet links (no rate or window change, no pause for "
-                     "settle_packets packets) send trains of 15 packets the fabric moves as one unit (train_bytes; "
-                     "the README gives its error)" +
+                     "steady: flows that have settled on packet links (settle_packets packets without a rate cut, "
+                     "window shrink, PFC pause, ECN mark or wait behind another flow's packets) send trains of 15 "
+                     "packets the fabric moves as one unit (train_bytes; the README gives its error)" +
                      (lowers_collectives ? "; collectives: a blocking TP or EP collective inside one server is "
                                            "simulated once alone, then each repeat is a barrier over its group and "
                                            "each member's time alone (default: the workload file's cluster.fast_forward)"
