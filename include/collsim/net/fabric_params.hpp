@@ -40,9 +40,10 @@ struct FabricParams {
   // ACK every n-th data packet (and the last): RC responders coalesce ACKs.
   std::uint32_t ack_every = 16;
   // Steady-state fast-forward: once a flow has sent `settle_packets` packets since it started
-  // or was last disturbed (its congestion control changed its rate or window, its port was
-  // paused, a packet was lost), it sends its body as trains of up to `train_bytes` of payload
-  // that the fabric moves as one unit; its last train's worth of packets goes one by one.
+  // or was last disturbed (its congestion control cut its rate or shrank its window, its port
+  // was paused, an ACK echoed an ECN mark or a wait behind others' data at a switch), it sends
+  // its body as trains of up to `train_bytes` of payload that the fabric moves as one unit;
+  // its last train's worth of packets goes one by one.
   // 0: off, every packet on its own (exact packet mode).
   std::uint32_t train_bytes = 0;
   std::uint32_t settle_packets = 64;
