@@ -1,0 +1,145 @@
+#pragma once
+// FIFO queues by 64-bit key, for MPI matching by (source, tag): an open-addressing table of
+// keys whose queues are linked lists in one pool of nodes. A key leaves the table when its
+// queue empties, and a freed node is reused by the next push, so a run that gives every
+// message its own tag allocates nothing once the table and the pool have grown to the most
+// entries held at once (a std::unordered_map of std::deque allocated a node and a 512-byte
+// block per tag, and freed them again, on every message).
+
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace collsim::exec {
+
+template <typename T>
+class FifoTable {
+ public:
+  bool contains(std::uint64_t key) const { return find(key) != kNoSlot; }
+
+  // The front of key's queue; the key must be present.
+  T& front(std::uint64_t key) { return nodes_[slots_[find(key)].head].item; }
+  const T& front(std::uint64_t key) const { return nodes_[slots_[find(key)].head].item; }
+
+  void push(std::uint64_t key, T item) {
+    const std::uint32_t node = new_node(std::move(item));
+    if (2 * (used_ + 1) > slots_.size()) grow();
+    std::size_t i = home(key);
+    while (slots_[i].head != kNone && slots_[i].key != key) i = (i + 1) & mask();
+    Slot& s = slots_[i];
+    if (s.head == kNone) {
+      s = {key, node, node};
+      ++used_;
+    } else {
+      nodes_[s.tail].next = node;
+      s.tail = node;
+    }
+  }
+
+  // Removes and returns the front of key's queue; the key must be present.
+  T pop(std::uint64_t key) {
+    std::size_t i = find(key);
+    Slot& s = slots_[i];
+    const std::uint32_t node = s.head;
+    T item = std::move(nodes_[node].item);
+    s.head = node == s.tail ? kNone : nodes_[node].next;
+    nodes_[node].item = T{};
+    nodes_[node].next = free_;
+    free_ = node;
+    if (s.head == kNone) erase_slot(i);
+    return item;
+  }
+
+  // Every key with its queue's items, front first; keys in the table's order.
+  template <typename F>
+  void for_each(F&& f) const {
+    for (const Slot& s : slots_) {
+      if (s.head == kNone) continue;
+      for (std::uint32_t n = s.head;; n = nodes_[n].next) {
+        f(s.key, nodes_[n].item);
+        if (n == s.tail) break;
+      }
+    }
+  }
+
+  // Every key with the front of its queue.
+  template <typename F>
+  void for_each_front(F&& f) const {
+    for (const Slot& s : slots_)
+      if (s.head != kNone) f(s.key, nodes_[s.head].item);
+  }
+
+ private:
+  static constexpr std::uint32_t kNone = ~0u;
+  static constexpr std::size_t kNoSlot = ~std::size_t{0};
+  struct Slot {
+    std::uint64_t key = 0;
+    std::uint32_t head = kNone;  // kNone: the slot is empty
+    std::uint32_t tail = kNone;
+  };
+  struct Node {
+    T item{};
+    std::uint32_t next = kNone;  // the next node of its queue, or of the free list
+  };
+
+  std::size_t mask() const { return slots_.size() - 1; }
+  std::size_t home(std::uint64_t key) const {
+    // Fibonacci hashing: sources and tags are small consecutive numbers.
+    return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> 32) & mask();
+  }
+
+  std::size_t find(std::uint64_t key) const {
+    if (slots_.empty()) return kNoSlot;
+    for (std::size_t i = home(key);; i = (i + 1) & mask()) {
+      if (slots_[i].head == kNone) return kNoSlot;
+      if (slots_[i].key == key) return i;
+    }
+  }
+
+  std::uint32_t new_node(T item) {
+    std::uint32_t n = free_;
+    if (n != kNone) {
+      free_ = nodes_[n].next;
+      nodes_[n].item = std::move(item);
+    } else {
+      n = static_cast<std::uint32_t>(nodes_.size());
+      nodes_.push_back({std::move(item), kNone});
+    }
+    nodes_[n].next = kNone;
+    return n;
+  }
+
+  // Backward-shift deletion keeps every probe sequence unbroken without tombstones.
+  void erase_slot(std::size_t i) {
+    --used_;
+    for (std::size_t j = (i + 1) & mask();; j = (j + 1) & mask()) {
+      if (slots_[j].head == kNone) break;
+      const std::size_t h = home(slots_[j].key);
+      // Slot j may move back to i only if its home is not in (i, j] cyclically.
+      const bool stays = i <= j ? (i < h && h <= j) : (i < h || h <= j);
+      if (stays) continue;
+      slots_[i] = slots_[j];
+      i = j;
+    }
+    slots_[i] = Slot{};
+  }
+
+  void grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(old.empty() ? 16 : 2 * old.size(), Slot{});
+    for (const Slot& s : old) {
+      if (s.head == kNone) continue;
+      std::size_t i = home(s.key);
+      while (slots_[i].head != kNone) i = (i + 1) & mask();
+      slots_[i] = s;
+    }
+  }
+
+  std::vector<Slot> slots_;
+  std::vector<Node> nodes_;
+  std::size_t used_ = 0;
+  std::uint32_t free_ = kNone;
+};
+
+}  // namespace collsim::exec
