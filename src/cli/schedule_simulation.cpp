@@ -209,7 +209,7 @@ exec::NetworkSetup network_setup(const SimulationCliOptions& o, const topo::Topo
     return setup;
   }
   setup.topology = &topology;
-  setup.fabric = o.fabric.params(o.fast_forwards().steady ? net::kSteadyTrainBytes : 0);
+  setup.fabric = o.fabric.params(o.train_bytes());
   setup.options = o.fabric.options();
   setup.options.fidelity = o.fidelity_of(topology);
   setup.options.monitor = watch;
@@ -221,15 +221,27 @@ exec::NetworkSetup network_setup(const SimulationCliOptions& o, const topo::Topo
 
 }  // namespace
 
-bool SimulationCliOptions::uses_flows() const {
-  if (!has_fabric()) return false;
+std::optional<net::Fidelity> SimulationCliOptions::declared_fidelity() const {
+  if (!has_fabric()) return std::nullopt;
   const net::Fidelity base = net::uniform_fidelity(network == "flow" ? net::LinkModel::Flow : net::LinkModel::Packet);
   try {
-    return (fidelity.empty() ? base : net::parse_fidelity(fidelity, base)).any_flow();
+    return fidelity.empty() ? base : net::parse_fidelity(fidelity, base);
   } catch (const std::invalid_argument&) {
-    return false;  // check() says what is wrong with it
+    return std::nullopt;  // check() says what is wrong with it
   }
 }
+
+bool SimulationCliOptions::uses_flows() const {
+  const std::optional<net::Fidelity> f = declared_fidelity();
+  return f && f->any_flow();
+}
+
+bool SimulationCliOptions::uses_packets() const {
+  const std::optional<net::Fidelity> f = declared_fidelity();
+  return f && !f->all(net::LinkModel::Flow);
+}
+
+std::uint64_t SimulationCliOptions::train_bytes() const { return fast_forwards().steady ? net::kSteadyTrainBytes : 0; }
 
 net::Fidelity SimulationCliOptions::fidelity_of(const topo::Topology& t) const {
   const net::Fidelity base = net::uniform_fidelity(network == "flow" ? net::LinkModel::Flow : net::LinkModel::Packet);
@@ -355,13 +367,8 @@ void SimulationCliOptions::check(bool topology_needed) const {
                                                      ", found '" + fast_forward + "'");
   if (skip->steady) {
     if (!has_fabric()) throw CLI::ValidationError("--fast-forward", "steady applies to --network packet only (LogGOPS has no packets)");
-    const net::Fidelity base = net::uniform_fidelity(network == "flow" ? net::LinkModel::Flow : net::LinkModel::Packet);
-    bool no_packets = network == "flow" && fidelity.empty();
-    try {
-      if (!fidelity.empty()) no_packets = net::parse_fidelity(fidelity, base).all(net::LinkModel::Flow);
-    } catch (const std::invalid_argument&) {
-    }
-    if (no_packets) throw CLI::ValidationError("--fast-forward", "steady skips packets, but every link runs as flows here");
+    if (declared_fidelity() && !uses_packets())
+      throw CLI::ValidationError("--fast-forward", "steady skips packets, but every link runs as flows here");
   }
   if (network != "packet" && network != "flow" && network != "loggops")
     throw CLI::ValidationError("--network", "unknown network model '" + network + "' (packet, flow, loggops)");
@@ -393,7 +400,7 @@ void SimulationCliOptions::check(bool topology_needed) const {
   if (uses_flows() && scale_up == "message")
     throw CLI::ValidationError("--scale-up", "message stands in for NVLink packets; with flow links give nvlink=flow instead");
   (void)loggops_params(*this);
-  (void)fabric.params(fast_forwards().steady ? net::kSteadyTrainBytes : 0);
+  (void)fabric.params(train_bytes());
   (void)fabric.options();
   (void)host_params(*this);
   observe.check();

@@ -55,11 +55,19 @@ struct SimulationCliOptions {
   workload::FastForward fast_forwards() const;
   // A topology's links carry the messages (packet or flow mode), not LogGOPS.
   bool has_fabric() const { return network != "loggops"; }
-  // Some links run the flow model.
+  // Some links run the flow model; some run packets (fabric modes only).
   bool uses_flows() const;
+  bool uses_packets() const;
+  // The fabric's train_bytes: the steady-state trains of --fast-forward steady, or 0.
+  std::uint64_t train_bytes() const;
   // Which model each link runs on `topology` (--network's, then --fidelity's); throws
   // CLI::ValidationError when --fidelity names a kind of link the topology lacks.
   net::Fidelity fidelity_of(const topo::Topology& t) const;
+
+ private:
+  // --network's model per link with --fidelity over it; nothing in LogGOPS mode or when
+  // --fidelity does not parse (check() reports that).
+  std::optional<net::Fidelity> declared_fidelity() const;
 };
 
 // The progress line and status endpoint of one simulation of `schedule`; keep it until the

@@ -81,11 +81,7 @@ void Device::put_into_train(std::uint16_t port, Packet p) {
   ++p.hops;
   // Not through the wire's channel: it overtakes the train's tail, which a host receives at
   // its last bit.
-  if (w.peer_is_host) {
-    schedule<&Host::on_packet>(w.peer, delay, p);
-  } else {
-    schedule<&Switch::on_packet>(w.peer, delay, p);
-  }
+  deliver_to_peer(w, delay, p);
 }
 
 void Device::send_pfc(std::uint16_t port, std::uint8_t priority, bool pause) {
@@ -97,7 +93,10 @@ void Device::send_pfc(std::uint16_t port, std::uint8_t priority, bool pause) {
   p.wire_bytes = static_cast<std::uint16_t>(ctx_.params.ack_bytes);
   p.in_port = w.peer_port;
   p.sent = now();
-  const pdes::SimTime delay = pdes::SimTime::ps(w.bandwidth.serialization_ps(p.wire_bytes)) + w.latency;
+  deliver_to_peer(w, pdes::SimTime::ps(w.bandwidth.serialization_ps(p.wire_bytes)) + w.latency, p);
+}
+
+void Device::deliver_to_peer(const OutputPort::Wire& w, pdes::SimTime delay, const Packet& p) {
   if (w.peer_is_host) {
     schedule<&Host::on_packet>(w.peer, delay, p);
   } else {

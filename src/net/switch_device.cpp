@@ -67,7 +67,8 @@ void Switch::try_transmit(std::uint16_t port) {
   pdes::SimTime start = now();
   if (!o.idle(start)) {
     // A control frame at the head of its class goes between two packets of a train.
-    while (o.has_sendable() && o.mid_train(start) && control_first(o)) put_into_train(port, take_next(o));
+    while (o.has_sendable() && o.mid_train(start) && o.front().kind != PacketKind::Data)
+      put_into_train(port, take_next(o));
     // With a wakeup pending, packets were queued before this one and wait their turn.
     if (o.wakeup_pending || !o.has_sendable()) return;
     if (o.busy_until() - start > arbitration_lead_[port]) {
@@ -92,14 +93,6 @@ Packet Switch::take_next(OutputPort& o) {
     send_pfc(p.in_port, p.priority, false);
   }
   return p;
-}
-
-bool Switch::control_first(const OutputPort& o) const {
-  for (std::uint8_t c = 0; c < kMaxClasses; ++c) {
-    if (o.queue(c).empty() || o.paused(c)) continue;
-    return o.queue(c).front().kind != PacketKind::Data;
-  }
-  return false;
 }
 
 bool Switch::waits_behind_data(const OutputPort& o) const {

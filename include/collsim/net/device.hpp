@@ -34,6 +34,8 @@ class Device : public pdes::LogicalProcess {
   void put_into_train(std::uint16_t port, Packet p);
   // A PFC frame goes out at once, ahead of queued data.
   void send_pfc(std::uint16_t port, std::uint8_t priority, bool pause);
+  // `p` reaches the device at the other end of `w` after `delay`, bypassing the wire's channel.
+  void deliver_to_peer(const OutputPort::Wire& w, pdes::SimTime delay, const Packet& p);
   // Schedules this device's wakeup handler for when `port`'s transmitter frees, once.
   template <auto Wakeup>
   void wake_when_free(std::uint16_t port) {

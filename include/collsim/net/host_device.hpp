@@ -229,8 +229,9 @@ class Host final : public Device {
   // starts millions of flows per host). A deque keeps references as flows come and go.
   std::deque<Sender> senders_;
   FlowId senders_base_ = 0;
-  Sender* sender(FlowId id) { return id >= senders_base_ && id - senders_base_ < senders_.size() ? &senders_[id - senders_base_] : nullptr; }
-  const Sender* sender(FlowId id) const { return const_cast<Host*>(this)->sender(id); }
+  bool holds_sender(FlowId id) const { return id >= senders_base_ && id - senders_base_ < senders_.size(); }
+  Sender* sender(FlowId id) { return holds_sender(id) ? &senders_[id - senders_base_] : nullptr; }
+  const Sender* sender(FlowId id) const { return holds_sender(id) ? &senders_[id - senders_base_] : nullptr; }
   void retire_done_flows();
   // A flow's receiver leaves once delivered when the fabric is lossless (nothing of it can
   // come again); otherwise it stays to acknowledge late duplicates.

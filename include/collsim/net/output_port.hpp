@@ -101,10 +101,11 @@ class OutputPort {
     if (queued_bytes_ > stats_.max_queue_bytes) stats_.max_queue_bytes = queued_bytes_;
   }
   // The first packet of the highest class that is not paused, removed; false if none.
+  // The packet dequeue() would take next: the head of the highest unpaused class (has_sendable()).
+  const Packet& front() const { return queues_[first_sendable_class()].front(); }
   bool dequeue(Packet& out) {
-    const unsigned sendable = nonempty_ & ~paused_;
-    if (sendable == 0) return false;
-    const auto c = static_cast<std::uint8_t>(__builtin_ctz(sendable));
+    if (!has_sendable()) return false;
+    const std::uint8_t c = first_sendable_class();
     out = queues_[c].front();
     queues_[c].pop_front();
     if (queues_[c].empty()) nonempty_ &= static_cast<std::uint8_t>(~(1u << c));
@@ -129,6 +130,9 @@ class OutputPort {
   const PortStats& stats() const { return stats_; }
 
  private:
+  std::uint8_t first_sendable_class() const {
+    return static_cast<std::uint8_t>(__builtin_ctz(static_cast<unsigned>(nonempty_ & ~paused_)));
+  }
   Wire wire_;
   pdes::SimTime busy_until_;
   std::uint32_t last_wire_bytes_ = 0;

@@ -54,8 +54,6 @@ class Switch final : public Device {
   void try_transmit(std::uint16_t port);
   // The next packet of `o`'s queues (there is one), out of the buffer and ingress accounting.
   Packet take_next(OutputPort& o);
-  // The packet dequeue would give next is a control frame.
-  bool control_first(const OutputPort& o) const;
 
   const topo::SwitchParams& params_;
   std::uint64_t buffered_ = 0;
