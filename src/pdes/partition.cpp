@@ -136,13 +136,18 @@ std::string_view method_name(PartitionMethod method) {
 void log_partition(const LpGraph& graph, const Partition& p, PartitionMethod method) {
   spdlog::logger& log = logging::logger("pdes");
   if (!log.should_log(spdlog::level::debug)) return;
-  std::vector<std::uint64_t> lps(p.num_ranks);
-  for (const std::uint32_t r : p.owner) ++lps[r];
+  std::vector<std::uint64_t> lps(p.num_ranks), weight(p.num_ranks);
+  for (LpId lp = 0; lp < graph.num_lps; ++lp) {
+    ++lps[p.owner[lp]];
+    weight[p.owner[lp]] += graph.weight_of(lp);
+  }
+  const auto [lightest, heaviest] = std::minmax_element(weight.begin(), weight.end());
   std::uint64_t cut = 0;
   for (const auto& e : graph.edges) cut += p.owner[e.a] != p.owner[e.b] ? 1 : 0;
   const auto [fewest, most] = std::minmax_element(lps.begin(), lps.end());
-  log.debug("partitioned {} LPs over {} rank(s) with {}: {} to {} LPs per rank, {} of {} links cut, lookahead {}",
-            graph.num_lps, p.num_ranks, method_name(method), *fewest, *most, cut, graph.edges.size(),
+  log.debug("partitioned {} LPs over {} rank(s) with {}: {} to {} LPs per rank, weighing {} to {}, {} of {} links cut, "
+            "lookahead {}",
+            graph.num_lps, p.num_ranks, method_name(method), *fewest, *most, *lightest, *heaviest, cut, graph.edges.size(),
             format_duration(lookahead_of(graph, p)));
 }
 
