@@ -9,10 +9,14 @@ which needs about 124 bytes per op and so fits this 24 GB machine only up to ~8 
 For each number of micro-batches asked for (the preset's global batch scaled down), runs the
 streamed step (and with --whole-step up to --whole-max micro-batches, the whole-step path too,
 checking that both give the same report), under /usr/bin/time -v, and prints wall time, peak
-RSS, ops, and the step's iteration time, exposed communication and MFU.
+RSS, ops, and the step's iteration time, exposed communication and MFU. With --reuse it also
+runs the step with `--fast-forward collectives` (each server's TP collectives timed once alone,
+then reused) and prints its error against the exact run (--reuse-only: that run alone, for
+the whole step, whose exact run takes most of an hour).
 
   python3 bench/workload_gpt3_175b.py [--collsim build/release/collsim] [--micro-batches 8 96]
-                                      [--whole-step] [--whole-max 8] [--timeout 3000]
+                                      [--whole-step] [--whole-max 8] [--reuse | --reuse-only]
+                                      [--timeout 3000]
 """
 
 import argparse
@@ -60,13 +64,26 @@ def main():
     p.add_argument("--micro-batches", type=int, nargs="+", default=[8, 96])
     p.add_argument("--whole-step", action="store_true", help="also run the whole-step path and compare")
     p.add_argument("--whole-max", type=int, default=8, help="largest micro-batch count for --whole-step")
+    p.add_argument("--reuse", action="store_true", help="also run with --fast-forward collectives and compare")
+    p.add_argument("--reuse-only", action="store_true", help="only the run with --fast-forward collectives")
     p.add_argument("--timeout", type=float, default=3000)
     a = p.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         for m in a.micro_batches:
             workload = preset_with(m, folder)
+            if a.reuse or a.reuse_only:
+                reused = run(a.collsim, workload, ["--fast-forward", "collectives"], a.timeout)
+                show(f"gpt3_175b, {m} micro-batches, TP collectives reused", *reused)
+                if a.reuse_only:
+                    continue
             streamed = run(a.collsim, workload, [], a.timeout)
             show(f"gpt3_175b, {m} micro-batches, streamed", *streamed)
+            if a.reuse:
+                err = lambda x, ref: f"{100 * (x - ref) / ref:+.2f} %" if ref else "-"
+                shares = ", ".join(f"{k} {err(v, streamed[0]['exposed_comm_ps'][k])}"
+                                   for k, v in reused[0]["exposed_comm_ps"].items() if streamed[0]["exposed_comm_ps"][k])
+                print(f"  reused against exact: iteration {err(reused[0]['iteration_ps'], streamed[0]['iteration_ps'])}"
+                      f" (exposed: {shares}); {streamed[1] / reused[1]:.1f}x faster")
             if a.whole_step and m <= a.whole_max:
                 whole = run(a.collsim, workload, ["--whole-step"], a.timeout)
                 show(f"gpt3_175b, {m} micro-batches, whole step", *whole)

@@ -59,6 +59,7 @@ std::vector<std::string> loggops_settings_for(const topo::Topology& t) {
     out.push_back(setting("ranks_per_node", per_node));
     out.push_back(setting("L_intra", intra.latency_ps / 1000));
     out.push_back(setting("G_intra_ps", ps_per_byte(intra.bottleneck_bps)));
+    out.push_back("intra_nic=1");  // NVLink and the network NIC move data side by side
   }
   return out;
 }

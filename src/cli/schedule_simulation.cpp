@@ -113,6 +113,7 @@ nlohmann::json run_summary_json(const SimulationCliOptions& o, const topo::Topol
     j["flow_messages"] = run.totals.flow_messages;
     j["flow_rate_changes"] = run.totals.flow_rate_changes;
   }
+  if (!o.has_fabric()) j["loggops"] = exec::to_string(loggops_params(o));
   if (o.fast_forward != "off") j["fast_forward"] = o.fast_forward;
   if (o.fast_forwards().steady) {
     j["data_packets"] = run.totals.data_packets;
@@ -134,7 +135,7 @@ void print_run_human(const SimulationCliOptions& o, const topo::Topology& t, con
   std::cout << std::fixed << std::setprecision(3);
   std::cout << "schedule      " << description << ", " << r.ops_total << " ops\n"
             << "network       "
-            << (o.network == "loggops" ? std::string("loggops (LogGOPSim's message-level model)")
+            << (o.network == "loggops" ? "loggops (LogGOPSim's message-level model: " + exec::to_string(loggops_params(o)) + ")"
                                        : o.network + " on " + t.name() + " (" + std::to_string(t.num_hosts()) +
                                              " hosts), placement " + o.placement_name() +
                                              (o.scale_up == "message" ? ", scale-up as messages" : "") +
@@ -286,7 +287,7 @@ std::optional<exec::SimulationRun> simulate_streamed(const SimulationCliOptions&
 
 std::unique_ptr<reuse::AloneTimingTable> alone_timing_table(const SimulationCliOptions& o, const topo::Topology& topology,
                                                             std::uint32_t ranks) {
-  if (!o.has_fabric()) throw CLI::ValidationError("--fast-forward", "collectives needs --network packet or flow");
+  if (!o.has_fabric()) return std::make_unique<reuse::AloneTimingTable>(network_setup(o, topology, nullptr, nullptr));
   const exec::Placement placement = place(o, ranks, topology.num_hosts());
   return std::make_unique<reuse::AloneTimingTable>(network_setup(o, topology, &placement, nullptr));
 }

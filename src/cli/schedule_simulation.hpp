@@ -91,7 +91,7 @@ std::optional<exec::SimulationRun> simulate_streamed(const SimulationCliOptions&
                                                      RunWatch* watch, exec::OpFinished on_finished);
 
 // A table of collectives timed alone on the network this run of `ranks` ranks would use (see
-// reuse::AloneTimingTable). CLI::ValidationError for the LogGOPS model.
+// reuse::AloneTimingTable): on its fabric, or in the LogGOPS model.
 std::unique_ptr<reuse::AloneTimingTable> alone_timing_table(const SimulationCliOptions& o, const topo::Topology& topology,
                                                             std::uint32_t ranks);
 

@@ -43,6 +43,8 @@ constexpr LogGOPSParamInfo kExtensions[] = {
     {"ranks_per_node", "ranks", 0, "ranks per node for L_intra and G_intra_ps (0: off)", &LogGOPSParams::ranks_per_node},
     {"L_intra", "ns", 0, "latency between ranks of one node", &LogGOPSParams::L_intra},
     {"G_intra_ps", "ps/byte", 0, "per-byte gap between ranks of one node", &LogGOPSParams::G_intra_ps},
+    {"intra_nic", "0/1", 0, "1: messages between ranks of one node have their own NIC sides, as NVLink beside the network NIC (0: they share it)",
+     &LogGOPSParams::intra_nic},
     {"causal", "0/1", 0, "1: an op starts no earlier than the prerequisite that released it ends (0: LogGOPSim's rule)",
      &LogGOPSParams::causal},
 };
@@ -81,7 +83,7 @@ void set_loggops_param(LogGOPSParams& params, std::string_view name, std::string
   const LogGOPSParamInfo* p = find_loggops_param(name);
   for (const LogGOPSParamInfo& e : kExtensions)
     if (e.name == name) p = &e;
-  if (p == nullptr) throw std::invalid_argument("unknown LogGOPS parameter '" + std::string(name) + "' (L, o, g, G, O, S; G_ps, ranks_per_node, L_intra, G_intra_ps, causal)");
+  if (p == nullptr) throw std::invalid_argument("unknown LogGOPS parameter '" + std::string(name) + "' (L, o, g, G, O, S; G_ps, ranks_per_node, L_intra, G_intra_ps, intra_nic, causal)");
   const std::string what = "LogGOPS parameter " + std::string(p->name) + " = '" + std::string(value) + "': ";
   auto in_range = [&](std::uint64_t v, const std::string& expected) {
     if (v > kMaxLogGOPSParam)
@@ -92,7 +94,7 @@ void set_loggops_param(LogGOPSParams& params, std::string_view name, std::string
   std::uint64_t plain = 0;
   const auto res = std::from_chars(value.data(), value.data() + value.size(), plain);
   if (res.ec == std::errc() && res.ptr == value.data() + value.size()) {
-    if (p->member == &LogGOPSParams::causal && plain > 1) throw std::invalid_argument(what + "expected 0 or 1");
+    if (p->unit == "0/1" && plain > 1) throw std::invalid_argument(what + "expected 0 or 1");
     params.*(p->member) = in_range(plain, "a whole number of " + std::string(p->unit));
     return;
   }
@@ -109,7 +111,7 @@ void set_loggops_param(LogGOPSParams& params, std::string_view name, std::string
   const bool per_byte = unit.ends_with("/byte");
   const bool in_ps = unit.starts_with("ps");
   if (!per_byte && unit != "ns")  // counts and flags
-    throw std::invalid_argument(what + "expected a whole number" + (member == &LogGOPSParams::causal ? " (0 or 1)" : ""));
+    throw std::invalid_argument(what + "expected a whole number" + (unit == "0/1" ? " (0 or 1)" : ""));
   std::uint64_t ps = 0;
   try {
     ps = picoseconds(value, in_ps ? "ps" : "ns", per_byte);
@@ -134,7 +136,10 @@ void validate(const LogGOPSParams& params) {
       throw std::invalid_argument("LogGOPS parameter " + std::string(p.name) + " = " +
                                   std::to_string(params.*(p.member)) + " exceeds LogGOPSim's limit " +
                                   std::to_string(kMaxLogGOPSParam));
-  if (params.causal > 1) throw std::invalid_argument("LogGOPS parameter causal = " + std::to_string(params.causal) + ": expected 0 or 1");
+  for (const LogGOPSParamInfo& p : kExtensions)
+    if (p.unit == "0/1" && params.*(p.member) > 1)
+      throw std::invalid_argument("LogGOPS parameter " + std::string(p.name) + " = " + std::to_string(params.*(p.member)) +
+                                  ": expected 0 or 1");
 }
 
 std::string to_string(const LogGOPSParams& params) {

@@ -90,7 +90,7 @@ class Run {
     validate(params);
     num_cpus_ = store.num_cpus();
     num_nics_ = store.num_nics();
-    per_rank_ = num_cpus_ + 2 * num_nics_;
+    per_rank_ = num_cpus_ + 2 * num_nics_ + (p_.intra_nic != 0 ? 2 : 0);
     free_at_.assign(std::size_t{num_ranks_} * per_rank_, 0);
     matchers_.resize(num_ranks_);
   }
@@ -148,6 +148,14 @@ class Run {
   std::uint64_t& recv_free(RankId r, std::uint8_t nic) {
     return free_at_[std::size_t{r} * per_rank_ + num_cpus_ + num_nics_ + nic];
   }
+  // The side a message between `r` and `peer` uses: with intra_nic, the node's own after the NICs.
+  bool intra_side(RankId r, RankId peer) const { return p_.intra_nic != 0 && same_node(r, peer); }
+  std::uint64_t& send_free(RankId r, std::uint8_t nic, RankId to) {
+    return intra_side(r, to) ? free_at_[std::size_t{r} * per_rank_ + num_cpus_ + 2 * num_nics_] : send_free(r, nic);
+  }
+  std::uint64_t& recv_free(RankId r, std::uint8_t nic, RankId from) {
+    return intra_side(r, from) ? free_at_[std::size_t{r} * per_rank_ + num_cpus_ + 2 * num_nics_ + 1] : recv_free(r, nic);
+  }
 
   bool same_node(RankId a, RankId b) const { return p_.ranks_per_node != 0 && a / p_.ranks_per_node == b / p_.ranks_per_node; }
   std::uint64_t latency(RankId from, RankId to) const { return same_node(from, to) ? p_.L_intra : p_.L; }
@@ -184,7 +192,7 @@ class Run {
     // A copy: starting may bring a new piece into a streamed store, which can move its ops.
     const OpInfo send = op(e.rank, e.op);
     std::uint64_t& cpu = cpu_free(e.rank, send.cpu);
-    std::uint64_t& nic = send_free(e.rank, send.nic);
+    std::uint64_t& nic = send_free(e.rank, send.nic, send.peer);
     const std::uint64_t free = std::max(cpu, nic);
     if (free > e.time) return retry(e, free);
     const std::uint64_t s = send.size;
@@ -206,7 +214,7 @@ class Run {
     started(e.rank, e.op, e.time);
     if (const auto m = matchers_[e.rank].post(recv.peer, tag, e.op)) {
       // LogGOPSim decides rendezvous here by the receive's size, not the message's.
-      if (recv.size > p_.S) complete_rendezvous(m->sender, m->send, recv.cpu, recv.nic, e.time);
+      if (recv.size > p_.S) complete_rendezvous(m->sender, m->send, e.rank, recv.cpu, recv.nic, e.time);
       finished(e.rank, e.op, e.time);
     }
   }
@@ -219,7 +227,7 @@ class Run {
     const RankId to = msg.peer;
     const std::uint8_t cpu_index = msg.cpu, nic_index = msg.nic;
     std::uint64_t& cpu = cpu_free(to, cpu_index);
-    std::uint64_t& nic = recv_free(to, nic_index);
+    std::uint64_t& nic = recv_free(to, nic_index, e.rank);
     const std::uint64_t free = std::max(cpu, nic);
     if (free > e.time) return retry(e, free);
     const std::uint64_t s = msg.size;
@@ -229,7 +237,7 @@ class Run {
     const std::uint32_t tag = store_.tag(e.rank, send);
     store_.message_taken(e.rank, send);
     if (const auto recv = matchers_[to].arrive(e.rank, tag, Message{e.rank, send, e.time, s})) {
-      if (s > p_.S) complete_rendezvous(e.rank, send, cpu_index, nic_index, e.time);
+      if (s > p_.S) complete_rendezvous(e.rank, send, to, cpu_index, nic_index, e.time);
       finished(to, *recv, e.time);
     }
   }
@@ -237,12 +245,12 @@ class Run {
   // The receiver matched a rendezvous message at t: the send finishes, and the sender's
   // cpu and NIC (with the indices LogGOPSim uses: the matching side's op's) are busy until
   // at least t, so that what the send released cannot run before.
-  void complete_rendezvous(RankId sender, LocalOp send, std::uint8_t cpu_index, std::uint8_t nic_index,
+  void complete_rendezvous(RankId sender, LocalOp send, RankId receiver, std::uint8_t cpu_index, std::uint8_t nic_index,
                            std::uint64_t t) {
     // A mismatch of sizes across S can bring an eager send here; it finished already.
     if (store_.state(sender, send) != OpState::Finished) finished(sender, send, t);
     std::uint64_t& cpu = cpu_free(sender, cpu_index);
-    std::uint64_t& nic = send_free(sender, nic_index);
+    std::uint64_t& nic = send_free(sender, nic_index, receiver);
     cpu = std::max(cpu, t);
     nic = std::max(nic, t);
   }
@@ -283,7 +291,7 @@ class Run {
   std::uint64_t ready_time(RankId r, LocalOp i) {
     const OpInfo& o = op(r, i);
     const std::uint64_t cpu = cpu_free(r, o.cpu);
-    return o.kind == OpKind::Send ? std::max(cpu, send_free(r, o.nic)) : cpu;
+    return o.kind == OpKind::Send ? std::max(cpu, send_free(r, o.nic, o.peer)) : cpu;
   }
 
   LogGOPSResult report() {

@@ -12,8 +12,12 @@
 namespace collsim::reuse {
 
 AloneTimingTable::AloneTimingTable(const exec::NetworkSetup& setup) : setup_(setup), local_(pdes::make_local_transport()) {
-  if (setup.backend != exec::Backend::Fabric || setup.topology == nullptr || setup.placement == nullptr)
-    throw std::invalid_argument("reusing collectives' timing needs a fabric network model (packet, flow or a mix)");
+  if (setup.backend == exec::Backend::LogGOPS) {
+    setup_.loggops_monitor = nullptr;
+    return;
+  }
+  if (setup.topology == nullptr || setup.placement == nullptr)
+    throw std::invalid_argument("reusing collectives' timing on a fabric needs its topology and placement");
   placement_ = *setup.placement;
   setup_.placement = &placement_;
   // Alone: no progress, samples, end or load balance of the run it stands in for.
@@ -144,9 +148,26 @@ std::optional<AloneTimingTable::Island> AloneTimingTable::island_of(const coll::
   return island;
 }
 
+std::optional<coll::Plan> AloneTimingTable::on_one_node(const coll::Plan& plan) const {
+  const std::uint64_t per_node = setup_.loggops.ranks_per_node;
+  if (per_node != 0) {
+    if (plan.n > per_node) return std::nullopt;
+    for (goal::RankId r : plan.group)
+      if (r / per_node != plan.group.front() / per_node) return std::nullopt;
+  }
+  coll::Plan renumbered = plan;
+  renumbered.num_ranks = plan.n;
+  for (std::uint32_t i = 0; i < plan.n; ++i) renumbered.group[i] = i;
+  return renumbered;
+}
+
 const std::vector<std::int64_t>& AloneTimingTable::alone_ps(const coll::Plan& plan) {
-  std::optional<Island> island = island_of(plan);
-  const std::string key = island ? plan_key(plan, false) + " | " + island->shape : plan_key(plan, true);
+  const bool loggops = setup_.backend == exec::Backend::LogGOPS;
+  std::optional<Island> island = loggops ? std::nullopt : island_of(plan);
+  const std::optional<coll::Plan> one_node = loggops ? on_one_node(plan) : std::nullopt;
+  const std::string key = island     ? plan_key(plan, false) + " | " + island->shape
+                          : one_node ? plan_key(plan, false) + " | one node"
+                                     : plan_key(plan, true);
   if (auto it = alone_.find(key); it != alone_.end()) return it->second;
   const auto t0 = std::chrono::steady_clock::now();
   exec::NetworkSetup setup = setup_;
@@ -154,7 +175,7 @@ const std::vector<std::int64_t>& AloneTimingTable::alone_ps(const coll::Plan& pl
     setup.topology = &island->topology;
     setup.placement = &island->placement;
   }
-  const coll::Plan& alone = island ? island->plan : plan;
+  const coll::Plan& alone = island ? island->plan : one_node ? *one_node : plan;
   const exec::SimulationRun run = exec::simulate(coll::generate(alone), setup, *local_);
   if (!run.result.complete)
     throw std::runtime_error("the " + std::string(coll::to_string(plan.collective)) + " of " +
@@ -165,7 +186,8 @@ const std::vector<std::int64_t>& AloneTimingTable::alone_ps(const coll::Plan& pl
   for (goal::RankId r : alone.group) ends.push_back(run.result.rank_finish_ps.at(r));
   seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ++timed_;
-  logging::logger("reuse").debug("timed alone{}: {} ({} events)", island ? " on its NVLink island" : "", key,
+  logging::logger("reuse").debug("timed alone{}: {} ({} events)",
+                                 island ? " on its NVLink island" : one_node ? " as ranks of one node" : "", key,
                                  run.result.events);
   return alone_.emplace(key, std::move(ends)).first->second;
 }

@@ -166,6 +166,74 @@ l1: recv 1025b from 0 tag 3
   EXPECT_EQ(q.ranks_per_node, 2u);
 }
 
+TEST(LogGOPS, WithIntraNicAMessageInsideANodeDoesNotWaitBehindANetworkSend) {
+  // Nodes {0, 1} and {2, 3}; o = g = 0, 1 ns per byte both ways. Rank 0 sends 1001 bytes to
+  // rank 2 (its NIC busy until 1000 × 1 ns = 1000) and then 11 bytes to rank 1. Sharing the
+  // NIC (LogGOPSim), the second starts at 1000, arrives at 1000 + L_intra = 1100 and is
+  // taken by 1100 + 10 = 1110; with NVLink's own side (intra_nic) it starts at 0: 110. The
+  // network message is taken at L = 1000 and ends at 2000 either way.
+  LogGOPSParams p;
+  p.o = 0;
+  p.g = 0;
+  p.G = 1;
+  p.L = 1000;
+  p.ranks_per_node = 2;
+  p.L_intra = 100;
+  p.G_intra_ps = 1000;
+  const char* schedule = R"(num_ranks 4
+rank 0 {
+l1: send 1001b to 2 tag 1
+l2: send 11b to 1 tag 2
+}
+rank 1 {
+l1: recv 11b from 0 tag 2
+}
+rank 2 {
+l1: recv 1001b from 0 tag 1
+}
+rank 3 {
+}
+)";
+  const auto shared = run(schedule, p);
+  ASSERT_TRUE(shared.complete);
+  EXPECT_EQ(shared.rank_finish[1], 1110u);
+  EXPECT_EQ(shared.rank_finish[2], 2000u);
+  set_loggops_param(p, "intra_nic", "1");
+  EXPECT_EQ(p.intra_nic, 1u);
+  const auto own = run(schedule, p);
+  ASSERT_TRUE(own.complete);
+  EXPECT_EQ(own.rank_finish[1], 110u);
+  EXPECT_EQ(own.rank_finish[2], 2000u);
+  EXPECT_THROW(set_loggops_param(p, "intra_nic", "2"), std::invalid_argument);
+  // The receiving side: rank 1 takes 1001 bytes from rank 3 at 1000 (its NIC busy until
+  // 2000), and 11 bytes that rank 0 sends after a 1500 ns calc arrive at 1600 on another
+  // cpu (causal: the send waits for the calc on the other cpu): sharing the NIC they are
+  // taken at 2000, with intra_nic at once.
+  p.causal = 1;
+  const char* receiving = R"(num_ranks 4
+rank 0 {
+l1: calc 1500
+l2: send 11b to 1 tag 2 cpu 1
+l2 requires l1
+}
+rank 1 {
+l1: recv 1001b from 3 tag 1
+l2: recv 11b from 0 tag 2 cpu 1
+}
+rank 2 {
+}
+rank 3 {
+l1: send 1001b to 1 tag 1
+}
+)";
+  const auto own_receive = run(receiving, p);
+  p.intra_nic = 0;
+  const auto shared_receive = run(receiving, p);
+  ASSERT_TRUE(own_receive.complete && shared_receive.complete);
+  EXPECT_EQ(shared_receive.op_end[3], 2000u);  // rank 1's second receive
+  EXPECT_EQ(own_receive.op_end[3], 1600u);
+}
+
 TEST(LogGOPS, ZeroByteMessageChargesMinusGAsLogGOPSimsUnsignedArithmeticDoes) {
   // (0 - 1) * G wraps to -G: the receiver's cpu is busy until 4000 + o - G = 5494.
   const auto r = run("num_ranks 2\nrank 0 {\nl1: send 0b to 1\n}\nrank 1 {\nl1: recv 0b from 0\n}\n");

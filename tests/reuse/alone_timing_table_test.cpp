@@ -1,7 +1,7 @@
 // Collectives timed alone: a member's stand-in (the barrier, then its time after the barrier)
 // ends where the member ended alone, as packets and as flows; a late member holds the others
-// back by its lateness; a server's NVLink island times a collective as the whole cluster does;
-// each distinct collective is simulated once.
+// back by its lateness; a server's NVLink island (in the LogGOPS model, a node) times a
+// collective as the whole cluster does; each distinct collective is simulated once.
 
 #include <gtest/gtest.h>
 
@@ -181,10 +181,35 @@ TEST_P(AloneTiming, OneServersNvlinkTimesItsCollectivesAsTheWholeClusterDoes) {
   EXPECT_EQ(cluster_table.collectives_timed(), 1u);  // both servers' NVLink islands have one shape
 }
 
-TEST(AloneTimingTable, NeedsAFabric) {
-  exec::NetworkSetup loggops;
-  loggops.backend = exec::Backend::LogGOPS;
-  EXPECT_THROW(AloneTimingTable{loggops}, std::invalid_argument);
+TEST(AloneTimingTable, AFabricNeedsItsTopologyAndPlacement) {
+  EXPECT_THROW(AloneTimingTable{exec::NetworkSetup{}}, std::invalid_argument);
+}
+
+// LogGOPS on 3 nodes of 8 ranks, NVLink with its own NIC side: a group inside a node is timed
+// once as ranks 0..7 of one node, which gives every node's group the ends the whole run gives
+// it; a group across two nodes is timed as itself.
+TEST(AloneTimingTable, InTheLogGOPSModelEveryNodesGroupSharesOneTiming) {
+  exec::NetworkSetup setup;
+  setup.backend = exec::Backend::LogGOPS;
+  setup.loggops = {.L = 3000, .o = 200, .g = 100, .G = 0, .O = 0, .S = 65535, .G_ps = 40, .ranks_per_node = 8,
+                   .L_intra = 500, .G_intra_ps = 4, .intra_nic = 1, .causal = 1};
+  AloneTimingTable table(setup);
+  for (std::uint32_t server : {1u, 2u}) {
+    const coll::Plan plan = allreduce_on(24, 8 * server);
+    auto local = pdes::make_local_transport();
+    const exec::SimulationRun whole = exec::simulate(coll::generate(plan), setup, *local);
+    const std::vector<std::int64_t>& alone = table.alone_ps(plan);
+    ASSERT_EQ(alone.size(), 8u);
+    for (std::uint32_t i = 0; i < 8; ++i)
+      EXPECT_EQ(alone[i], whole.result.rank_finish_ps[8 * server + i]) << "server " << server << " member " << i;
+  }
+  EXPECT_EQ(table.collectives_timed(), 1u);
+  coll::Plan across = allreduce_on(24, 4);  // ranks 4..11: half on node 0, half on node 1
+  auto local = pdes::make_local_transport();
+  const exec::SimulationRun whole = exec::simulate(coll::generate(across), setup, *local);
+  const std::vector<std::int64_t>& alone = table.alone_ps(across);
+  for (std::uint32_t i = 0; i < 8; ++i) EXPECT_EQ(alone[i], whole.result.rank_finish_ps[4 + i]) << "member " << i;
+  EXPECT_EQ(table.collectives_timed(), 2u);
 }
 
 }  // namespace

@@ -28,6 +28,10 @@ struct LogGOPSParams {
   std::uint64_t ranks_per_node = 0;  // 0: every pair of ranks uses L and G
   std::uint64_t L_intra = 0;         // ns, between ranks of one node
   std::uint64_t G_intra_ps = 0;      // ps per byte between ranks of one node (G and G_ps are not added)
+  // 1: messages between ranks of one node pass through their own send and receive sides (g
+  // and G charged there), as a GPU's NVLink works beside its network NIC; 0: they share the
+  // NIC's, as in LogGOPSim, and an intra-node message waits behind a network send.
+  std::uint64_t intra_nic = 0;
   // 1: an op starts no earlier than the prerequisite that released it finished (a calc's end
   // for `requires`) or started (`irequires`). 0 is LogGOPSim's rule, under which an op on an
   // idle cpu may start before its prerequisite ends (see loggops_simulator.hpp); right for

@@ -9,6 +9,9 @@
 // their own), and is named by its plan without its tag and group and by the island's shape:
 // the 128 servers of a cluster share one timing. Otherwise (or with --scale-up message, whose
 // notices cross the network) it runs on the whole topology, named by its group too.
+// In the LogGOPS model a group's placement matters only through which members share a node
+// (L and G between them are the intra-node ones): a group inside one node runs as ranks
+// 0..n-1 of one node, and all such groups share a timing.
 
 #include <cstdint>
 #include <map>
@@ -27,8 +30,8 @@ namespace collsim::reuse {
 
 class AloneTimingTable final : public workload::CollectiveReuse {
  public:
-  // `setup` must be a fabric's; its placement is copied, the topology must outlive the table.
-  // Throws std::invalid_argument for another backend.
+  // `setup` is a fabric's (its placement is copied, the topology must outlive the table;
+  // std::invalid_argument without them) or LogGOPS's.
   explicit AloneTimingTable(const exec::NetworkSetup& setup);
   ~AloneTimingTable() override;
 
@@ -45,6 +48,9 @@ class AloneTimingTable final : public workload::CollectiveReuse {
   // The plan's island (nothing when its hosts are not joined by NVLink), and its key.
   std::optional<Island> island_of(const coll::Plan& plan) const;
   static std::string plan_key(const coll::Plan& plan, bool with_group);
+  // LogGOPS: the plan over ranks 0..n-1 when its members share one node (or nodes are not
+  // modelled), else nothing.
+  std::optional<coll::Plan> on_one_node(const coll::Plan& plan) const;
 
   exec::Placement placement_;
   exec::NetworkSetup setup_;
