@@ -22,7 +22,7 @@
 #include "collsim/exec/dependency_tracker.hpp"
 #include "collsim/exec/loggops_simulator.hpp"
 #include "collsim/exec/match_queue.hpp"
-#include "collsim/pdes/four_ary_heap.hpp"
+#include "collsim/exec/loggops_event_queue.hpp"
 #include "op_info.hpp"
 
 namespace collsim::exec::loggops {
@@ -30,44 +30,6 @@ namespace collsim::exec::loggops {
 using goal::LocalOp;
 using goal::OpKind;
 using goal::RankId;
-
-// An event is an op that waits to run, or a message on its way: the op field of a message
-// is its send's index with this bit set (ranks have fewer than 2^31 ops).
-inline constexpr std::uint32_t kMessageBit = 0x80000000u;
-
-struct Event {
-  std::uint64_t time;
-  std::uint64_t seq;   // when it was first queued: breaks ties in time; a retry keeps it
-  std::uint32_t rank;  // the op's rank; for a message, the sender's
-  std::uint32_t op;
-};
-
-// Without branches: with event times all over the place a branch predictor guesses wrong
-// half the time, which costs more than evaluating both halves.
-inline bool before(const Event& a, const Event& b) {
-  return (a.time < b.time) | ((a.time == b.time) & (a.seq < b.seq));
-}
-
-struct EventBefore {
-  bool operator()(const Event& a, const Event& b) const { return before(a, b); }
-};
-
-// Events by (time, seq). (time, seq) is unique, so any heap pops the same sequence
-// LogGOPSim's std::priority_queue does.
-class EventHeap {
- public:
-  bool empty() const { return heap_.empty(); }
-  std::size_t size() const { return heap_.size(); }
-  void push(const Event& e) { heap_.push(e); }
-  Event pop() {
-    const Event top = heap_.top();
-    heap_.pop();
-    return top;
-  }
-
- private:
-  pdes::FourAryHeap<Event, EventBefore> heap_;
-};
 
 // What a receiver keeps of a message that arrived before its receive was posted (its size
 // too, for the report: the send may be gone from a streamed run's window by then).
@@ -346,7 +308,7 @@ class Run {
   std::vector<Released> released_;  // by the current event, in order of release
   std::uint64_t release_at_ = 0;     // the time of the start or finish releasing ops now
   const bool causal_ = p_.causal != 0;
-  EventHeap events_;
+  EventQueue events_;
   std::uint64_t seq_ = 0;
   LogGOPSResult result_;
 };
