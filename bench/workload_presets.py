@@ -4,6 +4,7 @@ the step's report (issue 28, point 6).
 
 Models (each passes --network, so the preset's own default is replaced):
   loggops       --network loggops                       message level, no contention
+  loggops+reuse --network loggops --fast-forward collectives   and TP collectives timed once alone
   flow          --network flow                          every link as flows
   flow+reuse    --network flow --fast-forward collectives   and TP collectives timed once alone
   hybrid        --network packet --fidelity nvlink=flow network as packets, NVLink as flows
@@ -29,6 +30,7 @@ from timed_run import run_timed
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODELS = {
     "loggops": ["--network", "loggops"],
+    "loggops+reuse": ["--network", "loggops", "--fast-forward", "collectives"],
     "flow": ["--network", "flow", "--fast-forward", "off"],
     "flow+reuse": ["--network", "flow", "--fast-forward", "collectives"],
     "hybrid": ["--network", "packet", "--fidelity", "nvlink=flow", "--fast-forward", "off"],

@@ -162,6 +162,17 @@ coll::Plan allreduce_on(std::uint32_t num_ranks, std::uint32_t first) {
   return coll::make_plan(spec);
 }
 
+// Each member's end alone in `table` equals its end when `plan` runs by itself on the whole
+// network of `setup`.
+void expect_alone_as_in_whole_run(AloneTimingTable& table, const exec::NetworkSetup& setup, const coll::Plan& plan) {
+  auto local = pdes::make_local_transport();
+  const exec::SimulationRun whole = exec::simulate(coll::generate(plan), setup, *local);
+  const std::vector<std::int64_t>& alone = table.alone_ps(plan);
+  ASSERT_EQ(alone.size(), plan.n);
+  for (std::uint32_t i = 0; i < plan.n; ++i)
+    EXPECT_EQ(alone[i], whole.result.rank_finish_ps[plan.group[i]]) << "member " << i << ", rank " << plan.group[i];
+}
+
 TEST_P(AloneTiming, OneServersNvlinkTimesItsCollectivesAsTheWholeClusterDoes) {
   const topo::Topology rails = servers_on_rails(3);
   const exec::Placement placement = exec::make_placement(exec::PlacementMethod::Linear, 24, 24);
@@ -170,14 +181,7 @@ TEST_P(AloneTiming, OneServersNvlinkTimesItsCollectivesAsTheWholeClusterDoes) {
   setup.placement = &placement;
   setup.options.fidelity = net::uniform_fidelity(GetParam());
   AloneTimingTable cluster_table(setup);
-  for (std::uint32_t server : {1u, 2u}) {
-    const coll::Plan plan = allreduce_on(24, 8 * server);
-    auto local = pdes::make_local_transport();
-    const exec::SimulationRun whole_cluster = exec::simulate(coll::generate(plan), setup, *local);
-    const std::vector<std::int64_t>& alone = cluster_table.alone_ps(plan);
-    for (std::uint32_t i = 0; i < 8; ++i)
-      EXPECT_EQ(alone[i], whole_cluster.result.rank_finish_ps[8 * server + i]) << "server " << server << " member " << i;
-  }
+  for (std::uint32_t server : {1u, 2u}) expect_alone_as_in_whole_run(cluster_table, setup, allreduce_on(24, 8 * server));
   EXPECT_EQ(cluster_table.collectives_timed(), 1u);  // both servers' NVLink islands have one shape
 }
 
@@ -194,21 +198,9 @@ TEST(AloneTimingTable, InTheLogGOPSModelEveryNodesGroupSharesOneTiming) {
   setup.loggops = {.L = 3000, .o = 200, .g = 100, .G = 0, .O = 0, .S = 65535, .G_ps = 40, .ranks_per_node = 8,
                    .L_intra = 500, .G_intra_ps = 4, .intra_nic = 1, .causal = 1};
   AloneTimingTable table(setup);
-  for (std::uint32_t server : {1u, 2u}) {
-    const coll::Plan plan = allreduce_on(24, 8 * server);
-    auto local = pdes::make_local_transport();
-    const exec::SimulationRun whole = exec::simulate(coll::generate(plan), setup, *local);
-    const std::vector<std::int64_t>& alone = table.alone_ps(plan);
-    ASSERT_EQ(alone.size(), 8u);
-    for (std::uint32_t i = 0; i < 8; ++i)
-      EXPECT_EQ(alone[i], whole.result.rank_finish_ps[8 * server + i]) << "server " << server << " member " << i;
-  }
+  for (std::uint32_t server : {1u, 2u}) expect_alone_as_in_whole_run(table, setup, allreduce_on(24, 8 * server));
   EXPECT_EQ(table.collectives_timed(), 1u);
-  coll::Plan across = allreduce_on(24, 4);  // ranks 4..11: half on node 0, half on node 1
-  auto local = pdes::make_local_transport();
-  const exec::SimulationRun whole = exec::simulate(coll::generate(across), setup, *local);
-  const std::vector<std::int64_t>& alone = table.alone_ps(across);
-  for (std::uint32_t i = 0; i < 8; ++i) EXPECT_EQ(alone[i], whole.result.rank_finish_ps[4 + i]) << "member " << i;
+  expect_alone_as_in_whole_run(table, setup, allreduce_on(24, 4));  // ranks 4..11: half on node 0, half on 1
   EXPECT_EQ(table.collectives_timed(), 2u);
 }
 
