@@ -25,7 +25,43 @@ class BuilderStepSink final : public lowering::StepSink {
   LoweredStep& out_;
 };
 
+// Counts one rank's ops and edges, keeping nothing.
+class CountingStepSink final : public lowering::StepSink {
+ public:
+  CountingStepSink(std::array<std::uint64_t, kDimensions>& bytes_sent, StepSize& size)
+      : StepSink(bytes_sent), size_(size) {}
+  void add_requires(goal::LocalOp, goal::LocalOp) override { ++size_.edges; }
+  void add_irequires(goal::LocalOp, goal::LocalOp) override { ++size_.edges; }
+
+ private:
+  goal::LocalOp put(const goal::Op&, OpRole) override {
+    ++size_.ops;
+    return next_op();
+  }
+  StepSize& size_;
+};
+
 }  // namespace
+
+StepSize estimate_step_size(const WorkloadSpec& w, const LoweringOptions& options) {
+  const ModelCosts costs = model_costs(w);  // validates
+  if (options.gpus_per_node == 0) throw std::invalid_argument("workload: gpus_per_node must be at least 1");
+  const ParallelLayout layout(w.parallel);
+  const std::uint64_t per_stage = layout.world() / w.parallel.pp;
+  StepSize total;
+  for (std::uint32_t stage = 0; stage < w.parallel.pp; ++stage) {
+    StepSize one;
+    std::array<std::uint64_t, kDimensions> bytes_sent{};
+    std::uint64_t compute_ns = 0, reused = 0;
+    CountingStepSink sink(bytes_sent, one);
+    lowering::RankProgram program(w, costs, layout, options, layout.on_stage(0, stage), sink, compute_ns, reused);
+    while (program.emit_next()) {
+    }
+    total.ops += one.ops * per_stage;
+    total.edges += one.edges * per_stage;
+  }
+  return total;
+}
 
 LoweredStep lower_step(const WorkloadSpec& w, const LoweringOptions& options) {
   const ModelCosts costs = model_costs(w);  // validates

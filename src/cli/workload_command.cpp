@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -65,6 +66,49 @@ void check_fits(const workload::WorkloadSpec& w, const topo::Topology& t, const 
                                             ": tensor parallelism must stay on one server's NVLink (TP dividing " +
                                             std::to_string(per_node) + ", TP first in the order)");
   }
+}
+
+// What the kernel would still give this process (MemAvailable), or nothing where unknown.
+std::optional<std::uint64_t> memory_available() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  std::uint64_t kib = 0;
+  std::string unit;
+  while (meminfo >> key >> kib >> unit)
+    if (key == "MemAvailable:") return kib * 1024;
+  return std::nullopt;
+}
+
+// A whole step held in memory is refused before it is lowered when it cannot fit, rather than
+// killed by the kernel half-way. Bytes per op measured on llama3_70b (85 M ops) and the
+// 128-GPU gpt3_175b variant: the schedule and its roles ~41 (for -o), with a LogGOPS run ~108,
+// with a fabric run ~136; rounded up.
+void check_whole_step_fits(const workload::WorkloadSpec& w, const workload::LoweringOptions& lowering, bool simulate,
+                           bool loggops, const std::string& file) {
+  const std::optional<std::uint64_t> available = memory_available();
+  if (!available) return;
+  workload::StepSize size;
+  try {
+    size = workload::estimate_step_size(w, lowering);
+  } catch (const std::invalid_argument& e) {
+    throw InputError::in_file(file, e.what());
+  }
+  const std::uint64_t per_op = !simulate ? 45 : loggops ? 115 : 145;
+  const std::uint64_t needed = size.ops * per_op;
+  logging::logger("workload").debug("the whole step: about {} ops and {} dependencies, {} bytes held, {} available",
+                                    size.ops, size.edges, needed, *available);
+  if (needed <= *available) return;
+  auto gb = [](std::uint64_t bytes) {
+    std::ostringstream s;
+    s << std::fixed << std::setprecision(1) << static_cast<double>(bytes) / 1e9 << " GB";
+    return s.str();
+  };
+  throw InputError::in_file(
+      file, "the whole step is about " + std::to_string(size.ops / 1'000'000) + " M ops; held in memory" +
+                std::string(simulate ? " and simulated" : "") + " it needs about " + gb(needed) + " (" +
+                std::to_string(per_op) + " B per op), and this machine has " + gb(*available) +
+                " available. Simulate it streamed, as it is lowered (without -o, --ops, --hdf5 or --whole-step), "
+                "or make it smaller (fewer layers or micro-batches)");
 }
 
 std::string describe(const workload::WorkloadSpec& w, const workload::StepTotals& step) {
@@ -323,6 +367,7 @@ void run_workload_command(WorkloadOptions& o) {
         return;
       }
     }
+    check_whole_step_fits(w, lowering, simulate, o.sim.network == "loggops", file);
     const auto t0 = std::chrono::steady_clock::now();
     workload::LoweredStep step;
     try {

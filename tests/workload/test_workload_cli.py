@@ -236,6 +236,16 @@ class Workload(unittest.TestCase):
         self.assertEqual(reused["bytes_per_rank"], exact["bytes_per_rank"])
         self.assertLess(reused["events"], exact["events"])
 
+    def test_a_whole_step_too_large_for_memory_is_refused_before_lowering(self):
+        # llama3_405b is some 8.5 G ops (one rank per stage counted): hundreds of GB held whole.
+        goal = os.path.join(self.dir.name, "huge.goalb")
+        for args in (["-o", goal], ["--network", "loggops", "--whole-step"]):
+            r = collsim("workload", "llama3_405b", *args)
+            self.assertEqual(r.returncode, 1, r.stderr)
+            self.assertIn("llama3_405b.yaml: the whole step is about 8528 M ops; held in memory", r.stderr)
+            self.assertIn("GB available. Simulate it streamed", r.stderr)
+            self.assertFalse(os.path.exists(goal))
+
     def test_the_files_fast_forward_is_a_default_the_command_line_replaces(self):
         path = self.with_cluster("reuse.yaml", "fast_forward: collectives")
         self.assertEqual(self.report(path)["fast_forward"], "collectives")

@@ -50,4 +50,13 @@ struct LoweredStep : StepTotals {
 // Throws std::invalid_argument for an inconsistent workload (see validate()).
 LoweredStep lower_step(const WorkloadSpec& w, const LoweringOptions& options);
 
+// The size of the whole step's schedule without building it: one rank of every pipeline stage
+// is lowered into a counter, and the stage's ranks are taken to have as many ops and
+// dependency edges (they differ only in their peers). Throws as lower_step does.
+struct StepSize {
+  std::uint64_t ops = 0;
+  std::uint64_t edges = 0;
+};
+StepSize estimate_step_size(const WorkloadSpec& w, const LoweringOptions& options);
+
 }  // namespace collsim::workload
