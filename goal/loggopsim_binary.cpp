@@ -61,7 +61,8 @@ void read_rank(const detail::ByteReader& in, RankId rank, Section sec, std::uint
   std::uint64_t appendix_used = 0;
   for (std::uint32_t i = 0; i < num_nodes; ++i) {
     const std::uint64_t at = nodes_at + kNodeBytes * i;
-    const std::string node = where + "node " + std::to_string(i) + ": ";
+    // Named only for an error: building the text for every node costs more than reading it.
+    auto node = [&] { return where + "node " + std::to_string(i) + ": "; };
     const auto type = in.load<std::uint8_t>(at + kType);
     Op op;
     op.peer = in.load<std::uint32_t>(at + kPeer);
@@ -72,31 +73,31 @@ void read_rank(const detail::ByteReader& in, RankId rank, Section sec, std::uint
     if (type == 1) {
       op.kind = OpKind::Send;
       if (op.peer >= num_ranks)
-        in.fail(at + kPeer, node + "send to rank " + std::to_string(op.peer) + ", but num_ranks is " + std::to_string(num_ranks));
+        in.fail(at + kPeer, node() + "send to rank " + std::to_string(op.peer) + ", but num_ranks is " + std::to_string(num_ranks));
     } else if (type == 2) {
       op.kind = OpKind::Recv;
       if (op.peer >= num_ranks && op.peer != kAnySource)
-        in.fail(at + kPeer, node + "recv from rank " + std::to_string(op.peer) + ", but num_ranks is " + std::to_string(num_ranks));
+        in.fail(at + kPeer, node() + "recv from rank " + std::to_string(op.peer) + ", but num_ranks is " + std::to_string(num_ranks));
     } else if (type == 3) {
       // txt2bin writes zeros here; the fields mean nothing for a calc.
       op = Op::calc(op.size, op.cpu);
     } else {
-      in.fail(at + kType, node + "unknown op type " + std::to_string(type) + " (expected 1 send, 2 recv or 3 calc)");
+      in.fail(at + kType, node() + "unknown op type " + std::to_string(type) + " (expected 1 send, 2 recv or 3 calc)");
     }
-    if (op.size > kMaxSize) in.fail(at + kSize, node + "size " + std::to_string(op.size) + " above 2^63-1");
+    if (op.size > kMaxSize) in.fail(at + kSize, node() + "size " + std::to_string(op.size) + " above 2^63-1");
     if (op.kind == OpKind::Calc && op.size > kMaxCalcNs)
-      in.fail(at + kSize, node + "calc of " + std::to_string(op.size) + " ns, past the end of simulated time (" +
+      in.fail(at + kSize, node() + "calc of " + std::to_string(op.size) + " ns, past the end of simulated time (" +
                               std::to_string(kMaxCalcNs) + " ns)");
     if (op.cpu > max_cpu)
-      in.fail(at + kCpu, node + "cpu " + std::to_string(op.cpu) + " above the header's max_cpu " + std::to_string(max_cpu));
+      in.fail(at + kCpu, node() + "cpu " + std::to_string(op.cpu) + " above the header's max_cpu " + std::to_string(max_cpu));
     if (op.nic > max_nic)
-      in.fail(at + kNic, node + "nic " + std::to_string(op.nic) + " above the header's max_nic " + std::to_string(max_nic));
+      in.fail(at + kNic, node() + "nic " + std::to_string(op.nic) + " above the header's max_nic " + std::to_string(max_nic));
     builder.add(op);
     for (const auto& [count_at, index_at] : {std::pair{kFinishCount, kFinishIndex}, std::pair{kStartCount, kStartIndex}}) {
       const std::uint64_t count = in.load<std::uint32_t>(at + count_at);
       const std::uint64_t index = in.load<std::uint32_t>(at + index_at);
       if (count > 0 && index + count > appendix_len)
-        in.fail(at + index_at, node + "dependents [" + std::to_string(index) + ", " + std::to_string(index + count) +
+        in.fail(at + index_at, node() + "dependents [" + std::to_string(index) + ", " + std::to_string(index + count) +
                                    ") run past the " + std::to_string(appendix_len) + " entries of the rank's list");
       appendix_used += count;
     }
