@@ -19,6 +19,8 @@ PRESETS = {
     "dgx_h100_superpod.yaml": (256, 44, 768),
     # 128 NVSwitches + 8 rails x 8 leaves + 16 spines; 1024 NVLinks + 1024 NICs + 64 x 16 uplinks.
     "dgx_a100_1024.yaml": (1024, 208, 3072),
+    # 2048 NVSwitches + 8 rails x 64 leaves + 32 spines; 16384 NVLinks + 16384 NICs + 512 x 32 uplinks.
+    "h100_rail_2048.yaml": (16384, 2592, 49152),
     "dragonfly_small.yaml": (72, 36, 162),
     "torus_4x4x4.yaml": (64, 64, 256),
 }
