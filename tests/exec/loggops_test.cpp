@@ -172,14 +172,7 @@ TEST(LogGOPS, WithIntraNicAMessageInsideANodeDoesNotWaitBehindANetworkSend) {
   // NIC (LogGOPSim), the second starts at 1000, arrives at 1000 + L_intra = 1100 and is
   // taken by 1100 + 10 = 1110; with NVLink's own side (intra_nic) it starts at 0: 110. The
   // network message is taken at L = 1000 and ends at 2000 either way.
-  LogGOPSParams p;
-  p.o = 0;
-  p.g = 0;
-  p.G = 1;
-  p.L = 1000;
-  p.ranks_per_node = 2;
-  p.L_intra = 100;
-  p.G_intra_ps = 1000;
+  LogGOPSParams p{.L = 1000, .o = 0, .g = 0, .G = 1, .ranks_per_node = 2, .L_intra = 100, .G_intra_ps = 1000};
   const char* schedule = R"(num_ranks 4
 rank 0 {
 l1: send 1001b to 2 tag 1
