@@ -46,7 +46,7 @@ TEST(LogGOPSEventQueue, PopsInTheOrderOfAPriorityQueue) {
       for (std::uint64_t k = 0; k < 1 + kinds % 2; ++k) {
         const std::uint64_t r = rng() % 10;
         const std::uint64_t at = r == 0 ? e.time : r == 1 && e.time > 0 ? e.time - rng() % (e.time + 1)
-                                                                        : e.time + 1 + rng() % (1u << (rng() % 40));
+                                                                        : e.time + 1 + rng() % (std::uint64_t{1} << (rng() % 40));
         push({at, seq++, 0, 0});
       }
       if (kinds == 7) push({e.time + 1 + rng() % 5000, e.seq, 0, 0});
