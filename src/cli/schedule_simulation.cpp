@@ -222,9 +222,13 @@ exec::NetworkSetup network_setup(const SimulationCliOptions& o, const topo::Topo
 
 }  // namespace
 
+net::Fidelity SimulationCliOptions::network_fidelity() const {
+  return net::uniform_fidelity(network == "flow" ? net::LinkModel::Flow : net::LinkModel::Packet);
+}
+
 std::optional<net::Fidelity> SimulationCliOptions::declared_fidelity() const {
   if (!has_fabric()) return std::nullopt;
-  const net::Fidelity base = net::uniform_fidelity(network == "flow" ? net::LinkModel::Flow : net::LinkModel::Packet);
+  const net::Fidelity base = network_fidelity();
   try {
     return fidelity.empty() ? base : net::parse_fidelity(fidelity, base);
   } catch (const std::invalid_argument&) {
@@ -245,7 +249,7 @@ bool SimulationCliOptions::uses_packets() const {
 std::uint64_t SimulationCliOptions::train_bytes() const { return fast_forwards().steady ? net::kSteadyTrainBytes : 0; }
 
 net::Fidelity SimulationCliOptions::fidelity_of(const topo::Topology& t) const {
-  const net::Fidelity base = net::uniform_fidelity(network == "flow" ? net::LinkModel::Flow : net::LinkModel::Packet);
+  const net::Fidelity base = network_fidelity();
   if (fidelity.empty()) return base;
   try {
     net::check_media_named(fidelity, t);

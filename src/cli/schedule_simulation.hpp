@@ -65,6 +65,8 @@ struct SimulationCliOptions {
   net::Fidelity fidelity_of(const topo::Topology& t) const;
 
  private:
+  // --network's model on every link, before --fidelity.
+  net::Fidelity network_fidelity() const;
   // --network's model per link with --fidelity over it; nothing in LogGOPS mode or when
   // --fidelity does not parse (check() reports that).
   std::optional<net::Fidelity> declared_fidelity() const;

@@ -100,9 +100,9 @@ class OutputPort {
     nonempty_ |= static_cast<std::uint8_t>(1u << p.priority);
     if (queued_bytes_ > stats_.max_queue_bytes) stats_.max_queue_bytes = queued_bytes_;
   }
-  // The first packet of the highest class that is not paused, removed; false if none.
   // The packet dequeue() would take next: the head of the highest unpaused class (has_sendable()).
   const Packet& front() const { return queues_[first_sendable_class()].front(); }
+  // The first packet of the highest class that is not paused, removed; false if none.
   bool dequeue(Packet& out) {
     if (!has_sendable()) return false;
     const std::uint8_t c = first_sendable_class();
