@@ -14,6 +14,7 @@
 #include "collsim/pdes_models/token_torus.hpp"
 #include "duration_option.hpp"
 #include "parallel_context.hpp"
+#include "parallel_run_json.hpp"
 
 namespace collsim::cli {
 
@@ -53,23 +54,15 @@ double sync_us_per_window(const pdes::RunStats& s) {
 }
 
 nlohmann::json stats_json(const pdes::RunStats& s, std::uint64_t checksum) {
-  nlohmann::json per_rank = nlohmann::json::array();
-  for (const auto& rank : s.per_rank)
-    per_rank.push_back({{"events", rank.events}, {"lps", rank.lps}, {"remote_sent", rank.remote_sent},
-                        {"wall_s", rank.wall_s}, {"sync_s", rank.sync_s}, {"max_queue", rank.max_queue}});
-  return {{"ranks", s.ranks},
-          {"events", s.events},
-          {"checksum", hex(checksum)},
-          {"wall_s", s.wall_s},
-          {"events_per_s", s.events_per_s},
-          {"windows", s.windows},
-          {"sync_fraction", s.sync_fraction},
-          {"sync_us_per_window", sync_us_per_window(s)},
-          {"lookahead_ps", s.lookahead.is_infinite() ? nlohmann::json(nullptr) : nlohmann::json(s.lookahead.picoseconds())},
-          {"remote_events", s.remote_events},
-          {"imbalance", s.imbalance},
-          {"last_event_ps", s.end_time.picoseconds()},
-          {"per_rank", per_rank}};
+  nlohmann::json j = parallel_run_json(s);
+  j.update({{"events", s.events},
+            {"checksum", hex(checksum)},
+            {"wall_s", s.wall_s},
+            {"events_per_s", s.events_per_s},
+            {"sync_fraction", s.sync_fraction},
+            {"sync_us_per_window", sync_us_per_window(s)},
+            {"last_event_ps", s.end_time.picoseconds()}});
+  return j;
 }
 
 void print_stats(const KernelOptions& o, const pdes::RunStats& s, std::uint64_t checksum) {

@@ -17,6 +17,7 @@
 #include "fabric_options.hpp"
 #include "observe_options.hpp"
 #include "parallel_context.hpp"
+#include "parallel_run_json.hpp"
 #include "run_record.hpp"
 #include "run_watch.hpp"
 
@@ -101,6 +102,7 @@ void report(const FlowsOptions& o, const topo::Topology& t, const net::FabricPar
         {"ranks", s.ranks},
         {"windows", s.windows},
         {"sync_fraction", s.sync_fraction},
+        {"pdes", parallel_run_json(s)},
         {"pfc_deadlock", run.pfc_deadlock},
         {"params", net::fabric_param_values(params)},
     };

@@ -12,6 +12,7 @@
 #include "collsim/out/run_results.hpp"
 #include "duration_option.hpp"
 #include "loggops_from_topology.hpp"
+#include "parallel_run_json.hpp"
 
 namespace collsim::cli {
 namespace {
@@ -101,6 +102,7 @@ nlohmann::json run_summary_json(const SimulationCliOptions& o, const topo::Topol
       {"sim_ranks", s.ranks},
       {"windows", s.windows},
       {"sync_fraction", s.sync_fraction},
+      {"pdes", parallel_run_json(s)},
       {"packets_forwarded", run.totals.packets_forwarded},
       {"drops", run.totals.drops},
       {"ecn_marks", run.totals.ecn_marks},

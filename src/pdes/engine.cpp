@@ -204,6 +204,8 @@ RunStats Engine::run() {
   started_ = Clock::now();
   double sync_s = 0;
   std::uint64_t windows = 0;
+  std::uint64_t critical_events = 0;
+  std::uint64_t events_before_window = 0;
   now_ = SimTime::zero();
   window_end_ = SimTime::zero();
   next_sample_ = options_.sampler ? options_.first_sample : SimTime::infinity();
@@ -228,8 +230,12 @@ RunStats Engine::run() {
       totals[2] = monitor->wants_collective_point() ? 1 : 0;
     }
     const auto sync_started = Clock::now();
-    const SimTime global_next = transport_.exchange(outbox_, local_next, inbox_, piggyback);
+    const WindowSummary agreed =
+        transport_.exchange(outbox_, {local_next, stats_.events - events_before_window}, inbox_, piggyback);
+    const SimTime global_next = agreed.next;
     sync_s += seconds_since(sync_started);
+    critical_events += agreed.events;
+    events_before_window = stats_.events;
     sent_min_ = SimTime::infinity();
     receive(inbox_);
     inbox_.clear();
@@ -272,6 +278,7 @@ RunStats Engine::run() {
       "rank {} done: {} events in {} window(s), last at t={}, {:.3f} s synchronising, at most {} events pending",
       rank(), stats_.events, windows, format_duration(now_), sync_s, stats_.max_queue);
   RunStats stats = collect(seconds_since(started_), sync_s, windows);
+  stats.critical_events = critical_events;
   // The last sample closes the interval holding the last event of any rank.
   if (options_.sampler) {
     sample_before(stats.end_time);

@@ -11,13 +11,13 @@ class LocalTransport final : public Transport {
  public:
   std::uint32_t rank() const override { return 0; }
   std::uint32_t size() const override { return 1; }
-  SimTime exchange(std::vector<std::vector<RemoteEvent>>& outbox, SimTime local_next,
-                   std::vector<RemoteEvent>& inbox, std::span<std::uint64_t>) override {
+  WindowSummary exchange(std::vector<std::vector<RemoteEvent>>& outbox, WindowSummary mine,
+                         std::vector<RemoteEvent>& inbox, std::span<std::uint64_t>) override {
     for (auto& batch : outbox) {
       inbox.insert(inbox.end(), batch.begin(), batch.end());
       batch.clear();
     }
-    return local_next;
+    return mine;
   }
   std::vector<std::byte> gather(std::span<const std::byte> mine) override { return {mine.begin(), mine.end()}; }
   void max_all(std::span<double>) override {}

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace collsim::pdes {
 
@@ -21,12 +23,21 @@ void check(int rc, const char* what) {
   }
 }
 
-// Element 0 is the earliest pending time (minimum); the others count messages (sum).
-void min_then_sum(void* in, void* inout, int* len, MPI_Datatype*) {
+// A window's record: the earliest pending time and the negated events of the window
+// (minimum: the busiest rank's), then counts (sum). The record is one element of its own
+// datatype: MPI may split a vector of elements between the steps of an all-reduce (Open MPI
+// does above some rank count), and a record's meaning depends on the position in it.
+constexpr int kMinimumSlots = 2;
+void min_then_sum(void* in, void* inout, int* len, MPI_Datatype* type) {
+  int bytes = 0;
+  MPI_Type_size(*type, &bytes);
+  const int slots = bytes / static_cast<int>(sizeof(std::int64_t));
   const auto* a = static_cast<const std::int64_t*>(in);
   auto* b = static_cast<std::int64_t*>(inout);
-  if (*len > 0) b[0] = std::min(a[0], b[0]);
-  for (int i = 1; i < *len; ++i) b[i] += a[i];
+  for (int record = 0; record < *len; ++record, a += slots, b += slots) {
+    for (int i = 0; i < std::min(slots, kMinimumSlots); ++i) b[i] = std::min(a[i], b[i]);
+    for (int i = kMinimumSlots; i < slots; ++i) b[i] += a[i];
+  }
 }
 
 // Batches are split so that no message exceeds what an int count can describe.
@@ -42,9 +53,10 @@ class MpiTransport final : public Transport {
     rank_ = static_cast<std::uint32_t>(r);
     size_ = static_cast<std::uint32_t>(s);
     check(MPI_Op_create(&min_then_sum, 1, &op_), "MPI_Op_create");
-    reduce_.resize(size_ + 1);
+    reduce_.resize(kMinimumSlots + size_);
   }
   ~MpiTransport() override {
+    for (auto& [slots, type] : record_types_) MPI_Type_free(&type);
     MPI_Op_free(&op_);
     MPI_Comm_free(&comm_);
   }
@@ -52,15 +64,18 @@ class MpiTransport final : public Transport {
   std::uint32_t rank() const override { return rank_; }
   std::uint32_t size() const override { return size_; }
 
-  SimTime exchange(std::vector<std::vector<RemoteEvent>>& outbox, SimTime local_next,
-                   std::vector<RemoteEvent>& inbox, std::span<std::uint64_t> sums) override {
+  WindowSummary exchange(std::vector<std::vector<RemoteEvent>>& outbox, WindowSummary mine,
+                         std::vector<RemoteEvent>& inbox, std::span<std::uint64_t> sums) override {
     // A rank is at most one exchange ahead of another, so two tags keep windows apart.
     const int tag = static_cast<int>(window_++ & 1);
     requests_.clear();
-    // Layout: earliest time, message count per destination rank, then the caller's sums.
-    reduce_.assign(size_ + 1 + sums.size(), 0);
-    reduce_[0] = local_next.picoseconds();
-    for (std::size_t i = 0; i < sums.size(); ++i) reduce_[size_ + 1 + i] = static_cast<std::int64_t>(sums[i]);
+    // Layout: earliest time, negated events, message count per destination rank, then the
+    // caller's sums.
+    const std::size_t first_sum = kMinimumSlots + size_;
+    reduce_.assign(first_sum + sums.size(), 0);
+    reduce_[0] = mine.next.picoseconds();
+    reduce_[1] = -static_cast<std::int64_t>(mine.events);
+    for (std::size_t i = 0; i < sums.size(); ++i) reduce_[first_sum + i] = static_cast<std::int64_t>(sums[i]);
     for (std::uint32_t r = 0; r < size_; ++r) {
       const auto& batch = outbox[r];
       for (std::size_t at = 0; at < batch.size(); at += kMaxMessageEvents) {
@@ -69,12 +84,11 @@ class MpiTransport final : public Transport {
         check(MPI_Isend(batch.data() + at, static_cast<int>(n * sizeof(RemoteEvent)), MPI_BYTE, static_cast<int>(r),
                         tag, comm_, &requests_.back()),
               "MPI_Isend");
-        ++reduce_[1 + r];
+        ++reduce_[kMinimumSlots + r];
       }
     }
-    check(MPI_Allreduce(MPI_IN_PLACE, reduce_.data(), static_cast<int>(reduce_.size()), MPI_INT64_T, op_, comm_),
-          "MPI_Allreduce");
-    for (std::int64_t m = 0; m < reduce_[1 + rank_]; ++m) {
+    check(MPI_Allreduce(MPI_IN_PLACE, reduce_.data(), 1, record_type(reduce_.size()), op_, comm_), "MPI_Allreduce");
+    for (std::int64_t m = 0; m < reduce_[kMinimumSlots + rank_]; ++m) {
       MPI_Status status;
       check(MPI_Probe(MPI_ANY_SOURCE, tag, comm_, &status), "MPI_Probe");
       int bytes = 0;
@@ -85,8 +99,8 @@ class MpiTransport final : public Transport {
     }
     check(MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
     for (auto& batch : outbox) batch.clear();
-    for (std::size_t i = 0; i < sums.size(); ++i) sums[i] = static_cast<std::uint64_t>(reduce_[size_ + 1 + i]);
-    return SimTime::ps(reduce_[0]);
+    for (std::size_t i = 0; i < sums.size(); ++i) sums[i] = static_cast<std::uint64_t>(reduce_[first_sum + i]);
+    return {SimTime::ps(reduce_[0]), static_cast<std::uint64_t>(-reduce_[1])};
   }
 
   std::vector<std::byte> gather(std::span<const std::byte> mine) override {
@@ -123,12 +137,24 @@ class MpiTransport final : public Transport {
   }
 
  private:
+  // The datatype of one window record of `slots` integers (a run uses one or two lengths).
+  MPI_Datatype record_type(std::size_t slots) {
+    for (const auto& [n, type] : record_types_)
+      if (n == slots) return type;
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    check(MPI_Type_contiguous(static_cast<int>(slots), MPI_INT64_T, &type), "MPI_Type_contiguous");
+    check(MPI_Type_commit(&type), "MPI_Type_commit");
+    record_types_.emplace_back(slots, type);
+    return type;
+  }
+
   MPI_Comm comm_ = MPI_COMM_NULL;
   MPI_Op op_ = MPI_OP_NULL;
   std::uint32_t rank_ = 0;
   std::uint32_t size_ = 1;
   std::uint64_t window_ = 0;
   std::vector<std::int64_t> reduce_;
+  std::vector<std::pair<std::size_t, MPI_Datatype>> record_types_;
   std::vector<MPI_Request> requests_;
 };
 

@@ -12,7 +12,7 @@ MPIEXEC = os.environ.get("MPIEXEC", "mpirun")
 ROOT = os.environ["COLLSIM_SOURCE_DIR"]
 DATA = os.path.join(ROOT, "tests", "data", "exec")
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-VOLATILE = {"wall_s", "events_per_s", "sim_ranks", "windows", "sync_fraction"}
+VOLATILE = {"wall_s", "events_per_s", "sim_ranks", "windows", "sync_fraction", "pdes"}
 LEAF_SPINE = os.path.join(ROOT, "topologies", "leaf_spine_64.yaml")
 
 

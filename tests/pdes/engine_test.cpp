@@ -91,6 +91,7 @@ TEST_P(EveryQueueKind, PingPongUpToAndIncludingTheEndTime) {
   EXPECT_EQ(r.stats.end_time, SimTime::ns(70));
   // One rank: nothing is cut, the lookahead is infinite and there is a single window.
   EXPECT_EQ(r.stats.windows, 1u);
+  EXPECT_EQ(r.stats.critical_events, r.stats.events);
   EXPECT_EQ(r.stats.lookahead, SimTime::infinity());
   EXPECT_EQ(r.stats.ranks, 1u);
   EXPECT_EQ(r.stats.remote_events, 0u);
@@ -324,8 +325,10 @@ class RankZeroOfTwo final : public Transport {
  public:
   std::uint32_t rank() const override { return 0; }
   std::uint32_t size() const override { return 2; }
-  SimTime exchange(std::vector<std::vector<RemoteEvent>>& outbox, SimTime local_next,
-                   std::vector<RemoteEvent>& inbox, std::span<std::uint64_t>) override {
+  WindowSummary exchange(std::vector<std::vector<RemoteEvent>>& outbox, WindowSummary mine,
+                         std::vector<RemoteEvent>& inbox, std::span<std::uint64_t>) override {
+    const SimTime local_next = mine.next;
+    window_events.push_back(mine.events);
     EXPECT_EQ(outbox.size(), 2u);
     EXPECT_TRUE(outbox[0].empty()) << "an event for this rank went through the outbox";
     sent.insert(sent.end(), outbox[1].begin(), outbox[1].end());
@@ -339,7 +342,8 @@ class RankZeroOfTwo final : public Transport {
       }
     }
     ++exchanges_;
-    return next;
+    const std::uint64_t theirs = exchanges_ <= rank_one_events.size() ? rank_one_events[exchanges_ - 1] : 0;
+    return {next, std::max(mine.events, theirs)};
   }
   std::vector<std::byte> gather(std::span<const std::byte> mine) override { return {mine.begin(), mine.end()}; }
   void max_all(std::span<double>) override {}
@@ -350,6 +354,8 @@ class RankZeroOfTwo final : public Transport {
   std::vector<RemoteEvent> sent;
   std::vector<SimTime> local_nexts;                   // what the engine offered, per exchange
   std::vector<std::vector<RemoteEvent>> script;       // what "rank 1" sends, per exchange
+  std::vector<std::uint64_t> window_events;           // what the engine reported, per exchange
+  std::vector<std::uint64_t> rank_one_events;         // what "rank 1" processed, per exchange
 
  private:
   std::size_t exchanges_ = 0;
@@ -419,6 +425,7 @@ TEST(TwoRanks, EventInsideTheLookaheadIsRefused) {
 
 TEST(TwoRanks, EventAtTheLookaheadGoesToTheOtherRanksOutbox) {
   RankZeroOfTwo transport;
+  transport.rank_one_events = {0, 0, 5};
   Engine engine(linked_pair(SimTime::ns(100)), kSplit, transport);
   auto& lp = engine.emplace<Scripted>(0);
   Blob blob;
@@ -443,6 +450,9 @@ TEST(TwoRanks, EventAtTheLookaheadGoesToTheOtherRanksOutbox) {
   EXPECT_EQ(transport.local_nexts, (std::vector<SimTime>{SimTime::ns(50), SimTime::ns(150), SimTime::infinity()}));
   EXPECT_EQ(stats.windows, 2u);
   EXPECT_EQ(stats.events, 1u);
+  // The poke in the first window; "rank 1" busier in the second, with its 5 events.
+  EXPECT_EQ(transport.window_events, (std::vector<std::uint64_t>{0, 1, 0}));
+  EXPECT_EQ(stats.critical_events, 6u);
   EXPECT_EQ(stats.remote_events, 1u);
   EXPECT_EQ(stats.lookahead, SimTime::ns(100));
   EXPECT_EQ(stats.end_time, SimTime::ns(50));

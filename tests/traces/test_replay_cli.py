@@ -13,7 +13,7 @@ COLLSIM = os.environ["COLLSIM"]
 ROOT = os.environ["COLLSIM_SOURCE_DIR"]
 CHAKRA = os.path.join(ROOT, "tests", "data", "traces", "chakra")
 LEAF_SPINE = os.path.join(ROOT, "topologies", "leaf_spine_64.yaml")
-VOLATILE = {"wall_s", "events_per_s", "sim_ranks", "windows", "sync_fraction", "schedule"}
+VOLATILE = {"wall_s", "events_per_s", "sim_ranks", "windows", "sync_fraction", "pdes", "schedule"}
 
 
 class Varint(bytes):

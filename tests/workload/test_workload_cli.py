@@ -13,7 +13,7 @@ MPIEXEC = os.environ.get("MPIEXEC", "mpirun")
 ROOT = os.environ["COLLSIM_SOURCE_DIR"]
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
 # peak_live_ops: a streamed run's, summed over the simulator ranks (a whole step has none).
-VOLATILE = {"wall_s", "events_per_s", "sim_ranks", "windows", "sync_fraction", "peak_live_ops"}
+VOLATILE = {"wall_s", "events_per_s", "sim_ranks", "windows", "sync_fraction", "pdes", "peak_live_ops"}
 DIMS = ["tp", "pp", "dp", "ep"]
 
 # 16 GPUs on two DGX H100 servers: TP inside a server, PP and DP across.
@@ -202,12 +202,16 @@ class Workload(unittest.TestCase):
         self.refused(self.with_cluster("bad_fidelity.yaml", "fidelity: nvlink=fast"), "bad_fidelity.yaml:8:50: key",
                      "key 'fidelity': unknown model 'fast' (packet, flow)")
 
+    def mid_reuse(self):
+        """TP 8 on one server, larger than SMALL, so that TP collectives dominate."""
+        return self.write("mid_reuse.yaml", SMALL.replace("hidden: 256", "hidden: 512").replace("seq: 128", "seq: 1024")
+                          .replace("tp: 2, sp: true, pp: 2, dp: 4", "tp: 8, sp: true, pp: 2, dp: 1"))
+
     def test_reused_collectives_stand_in_for_tp_collectives_on_any_number_of_ranks(self):
         # TP 8, one server each: its collectives timed once alone and each repeat a barrier and
         # the member's time alone; the iteration within 1 % of the exact run, the same bytes,
         # fewer ops and events; the same JSON streamed on 1 and 3 ranks and lowered whole.
-        path = self.write("mid_reuse.yaml", SMALL.replace("hidden: 256", "hidden: 512").replace("seq: 128", "seq: 1024")
-                          .replace("tp: 2, sp: true, pp: 2, dp: 4", "tp: 8, sp: true, pp: 2, dp: 1"))
+        path = self.mid_reuse()
         exact = self.report(path)
         self.assertNotIn("fast_forward", exact)
         reused = self.report(path, "--fast-forward", "collectives")
@@ -226,8 +230,11 @@ class Workload(unittest.TestCase):
             for key in reused:
                 if key not in per_rank:
                     self.assertEqual(reused[key], other.get(key), key)
-        # In the LogGOPS model too, where the topology gives NVLink its own side beside the NIC
-        # (intra_nic) so that a TP collective waits for no pipeline send.
+
+    def test_reused_collectives_stand_in_for_tp_collectives_in_the_loggops_model(self):
+        # The topology gives NVLink its own side beside the NIC (intra_nic), so that a TP
+        # collective waits for no pipeline send.
+        path = self.mid_reuse()
         exact = self.report(path, "--network", "loggops")
         self.assertIn("intra_nic=1", exact["loggops"])
         reused = self.report(path, "--network", "loggops", "--fast-forward", "collectives")

@@ -22,6 +22,9 @@ struct RunStats {
   std::uint64_t events = 0;
   std::uint64_t windows = 0;        // synchronisation windows (1 on a single rank)
   std::uint64_t remote_events = 0;  // events that crossed ranks
+  // Over every window, the most events one rank processed in it: the events a run waits for
+  // even with free synchronisation (all of them on one rank).
+  std::uint64_t critical_events = 0;
   SimTime lookahead = SimTime::infinity();
   SimTime end_time;                 // time of the last event processed
   double wall_s = 0;                // slowest rank

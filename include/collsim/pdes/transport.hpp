@@ -15,6 +15,12 @@
 
 namespace collsim::pdes {
 
+// What one rank says at the end of a window, and what all ranks agree on in return.
+struct WindowSummary {
+  SimTime next;              // earliest pending time: this rank's / over all ranks
+  std::uint64_t events = 0;  // events processed in the window: this rank's / the busiest rank's
+};
+
 class Transport {
  public:
   virtual ~Transport() = default;
@@ -23,12 +29,12 @@ class Transport {
 
   // The synchronisation point between windows. Sends outbox[r] to rank r (empty batches
   // are not sent), agrees with all ranks on the earliest time anything is pending anywhere
-  // (`local_next` covers this rank's queue and what it just sent), and appends what other
-  // ranks sent here to `inbox`. Returns that earliest time. One collective per call.
-  // `sums` (the same length on every rank, usually empty) is summed over all ranks in place:
-  // counters that ride along in the same message.
-  virtual SimTime exchange(std::vector<std::vector<RemoteEvent>>& outbox, SimTime local_next,
-                           std::vector<RemoteEvent>& inbox, std::span<std::uint64_t> sums) = 0;
+  // (`mine.next` covers this rank's queue and what it just sent) and on the most events any
+  // rank processed in the window, and appends what other ranks sent here to `inbox`. One
+  // collective per call. `sums` (the same length on every rank, usually empty) is summed over
+  // all ranks in place: counters that ride along in the same message.
+  virtual WindowSummary exchange(std::vector<std::vector<RemoteEvent>>& outbox, WindowSummary mine,
+                                 std::vector<RemoteEvent>& inbox, std::span<std::uint64_t> sums) = 0;
 
   // Concatenation of every rank's bytes in rank order, on rank 0; empty elsewhere.
   virtual std::vector<std::byte> gather(std::span<const std::byte> mine) = 0;

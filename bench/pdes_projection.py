@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""A projection of `mpirun` on a cluster of 2-64 cores, from counts measured here.
+
+What a conservative parallel run costs is set by counts that do not depend on the cores the
+ranks run on: the events each window makes its busiest rank process (`critical_events`, summed
+over windows), the number of windows and the events that cross ranks. This script runs each
+scenario on 1, 2, 4, ..., 64 ranks (oversubscribed on this machine: fine for counting, never
+for timing), checks that every rank count gives the same result, and measures three costs on
+this machine:
+
+  c_event   seconds per event, from the 1-rank run;
+  c_remote  seconds per cross-rank event beyond that (sending and receiving it), from the
+            2-rank run on 2 cores, which is also the check of the model;
+  c_window  seconds per synchronisation window on 2 ranks (`collsim bench phold` with almost no
+            events), taken to grow as log2(ranks) (a recursive-doubling all-reduce) unless
+            --window-us gives a cluster's measured per-window cost per log2 step.
+
+  projected wall(P) = critical_events(P) * c_event + remote per rank(P) * c_remote
+                      + windows(P) * c_window * log2(P)
+
+and prints wall, speed-up and efficiency per rank count. It is a projection, not a measurement:
+it leaves out the network's contention between nodes and any cost that grows with the number
+of ranks other than the all-reduce.
+
+  python3 bench/pdes_projection.py [--collsim build/release/collsim] [--scenarios permutation gpt3_1.3b]
+      [--ranks 1 2 4 8 16 32 64] [--repeat 3] [--window-us US]
+"""
+
+import argparse
+import json
+import math
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.join(HERE, "..")
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+# Keys that differ between rank counts by design.
+VOLATILE = {"wall_s", "events_per_s", "sim_ranks", "ranks", "windows", "sync_fraction", "pdes", "peak_live_ops"}
+
+
+def preset_variant(folder, preset, **keys):
+    """A workload preset with some `key: value` lines replaced (each must occur once)."""
+    text = open(os.path.join(ROOT, "workload", "presets", preset + ".yaml")).read()
+    for key, value in keys.items():
+        if value is None:
+            text = re.sub(rf"^\s*{key}: \S+\n", "", text, flags=re.M)
+            continue
+        text, n = re.subn(rf"^(\s*){key}: \S+$", rf"\g<1>{key}: {value}", text, flags=re.M)
+        assert n == 1, f"{preset}: the '{key}:' line moved"
+    path = os.path.join(folder, preset + "_" + "_".join(f"{k}{v}" for k, v in keys.items()) + ".yaml")
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def scenarios(folder):
+    """name -> (description, collsim arguments)."""
+    return {
+        "permutation": ("fat_tree_k16, 1024 hosts, permutation of 2 MiB flows, packets",
+                        ["flows", "--topology", os.path.join(ROOT, "topologies", "fat_tree_k16.yaml"),
+                         "--pattern", "permutation", "--bytes", "2MiB"]),
+        "gpt3_1.3b": ("gpt3_1.3b preset (16 GPUs), packets",
+                      ["workload", os.path.join(ROOT, "workload", "presets", "gpt3_1.3b.yaml"), "--network", "packet"]),
+        "gpt3_175b_128": ("gpt3_175b, 8 layers, DP 2 (128 GPUs), 1F1B, 1 micro-batch, packets",
+                          ["workload", preset_variant(folder, "gpt3_175b", layers=8, dp=2, global_batch=2,
+                                                      schedule="1f1b", virtual_stages=None),
+                           "--network", "packet"]),
+        "gpt3_175b_1024_8mb": ("gpt3_175b on 1024 GPUs, 8 of its 96 micro-batches, its default (flows, TP reused)",
+                               ["workload", preset_variant(folder, "gpt3_175b", global_batch=128)]),
+    }
+
+
+def run(collsim, args, ranks, timeout):
+    cmd = ([] if ranks == 1 else ["mpirun", "--oversubscribe", "-n", str(ranks)]) + [collsim, *args, "--json"]
+    r = subprocess.run(cmd, capture_output=True, text=True, env=ENV, timeout=timeout)
+    if r.returncode != 0:
+        sys.exit(f"{' '.join(cmd)} failed ({r.returncode}):\n{r.stderr[-2000:]}")
+    return json.loads(r.stdout)
+
+
+def result_of(report):
+    return {k: v for k, v in report.items() if k not in VOLATILE}
+
+
+def pdes_of(report):
+    """The run's parallel statistics: at top level (`flows`) or under the run (`workload`)."""
+    if "pdes" in report:
+        return report["pdes"], report["wall_s"]
+    return pdes_of(report["run"])
+
+
+def window_cost(collsim, repeat):
+    """Seconds per window on 2 ranks with almost nothing to do, median of `repeat` runs."""
+    costs = []
+    for _ in range(repeat):
+        cmd = ["mpirun", "-n", "2", collsim, "bench", "phold", "--json", "--lps", "2", "--events-per-lp", "1",
+               "--end", "10ms"]
+        r = subprocess.run(cmd, capture_output=True, text=True, env=ENV, check=True)
+        costs.append(json.loads(r.stdout)["sync_us_per_window"] * 1e-6)
+    return statistics.median(costs)
+
+
+def remote_per_rank(p):
+    """The most cross-rank events one rank handles: what it sends plus its share of what it receives."""
+    ranks = p["per_rank"]
+    return max(r["remote_sent"] for r in ranks) + p["remote_events"] / len(ranks) if ranks else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--collsim", default=os.path.join(ROOT, "build", "release", "collsim"))
+    ap.add_argument("--scenarios", nargs="+", default=["permutation", "gpt3_1.3b"])
+    ap.add_argument("--ranks", type=int, nargs="+", default=[1, 2, 4, 8, 16, 32, 64])
+    ap.add_argument("--repeat", type=int, default=3, help="timed runs on 1 and 2 ranks (medians)")
+    ap.add_argument("--window-us", type=float, help="per-window cost per log2(ranks) step on the target cluster")
+    ap.add_argument("--timeout", type=float, default=3600)
+    a = ap.parse_args()
+    if 1 not in a.ranks or 2 not in a.ranks:
+        sys.exit("--ranks must include 1 and 2: the costs are measured there")
+
+    c_window = a.window_us * 1e-6 if a.window_us else window_cost(a.collsim, a.repeat)
+    print(f"c_window {c_window * 1e6:.2f} us per window and log2 step "
+          f"({'given' if a.window_us else 'measured: 2 ranks on 2 cores, shared memory'})")
+    with tempfile.TemporaryDirectory() as folder:
+        table = scenarios(folder)
+        for name in a.scenarios:
+            if name not in table:
+                sys.exit(f"unknown scenario '{name}'; known: {', '.join(table)}")
+            description, args = table[name]
+            counts, walls = {}, {}
+            reference = None
+            for ranks in a.ranks:
+                timed = ranks <= 2
+                reports = [run(a.collsim, args, ranks, a.timeout) for _ in range(a.repeat if timed else 1)]
+                if reference is None:
+                    reference = result_of(reports[0])
+                for rep in reports:
+                    if result_of(rep) != reference:
+                        sys.exit(f"{name}: the result on {ranks} ranks differs from 1 rank")
+                counts[ranks] = pdes_of(reports[0])[0]
+                if timed:
+                    walls[ranks] = statistics.median(pdes_of(rep)[1] for rep in reports)
+                    if ranks == 2:
+                        # The busy time of the slower rank, median over the runs.
+                        busy2 = statistics.median(
+                            max(r["wall_s"] - r["sync_s"] for r in pdes_of(rep)[0]["per_rank"]) for rep in reports)
+            events = counts[1]["critical_events"]
+            c_event = walls[1] / events
+            p2 = counts[2]
+            busiest2 = max(r["events"] for r in p2["per_rank"])
+            c_remote = max(0.0, (busy2 - busiest2 * c_event) / max(1.0, remote_per_rank(p2)))
+
+            def projected(ranks):
+                p = counts[ranks]
+                steps = math.log2(ranks) if ranks > 1 else 0
+                return (p["critical_events"] * c_event + remote_per_rank(p) * c_remote
+                        + p["windows"] * c_window * steps)
+
+            print(f"\n{name}: {description}")
+            print(f"  1 rank {walls[1]:.2f} s for {events / 1e6:.1f} M events: c_event {c_event * 1e9:.0f} ns; "
+                  f"c_remote {c_remote * 1e9:.0f} ns; 2 ranks measured {walls[2]:.2f} s, projected "
+                  f"{projected(2):.2f} s ({100 * (projected(2) / walls[2] - 1):+.0f} %)")
+            print(f"  {'ranks':>5} {'windows':>10} {'critical M':>10} {'balance':>8} {'remote M':>9} "
+                  f"{'wall s':>8} {'speed-up':>8} {'effic.':>7}")
+            for ranks in a.ranks:
+                p = counts[ranks]
+                t = projected(ranks)
+                balance = p["critical_events"] / (counts[1]["critical_events"] / ranks)
+                print(f"  {ranks:>5} {p['windows']:>10} {p['critical_events'] / 1e6:>10.2f} {balance:>8.2f} "
+                      f"{p['remote_events'] / 1e6:>9.2f} {t:>8.2f} {walls[1] / t:>8.2f} "
+                      f"{100 * walls[1] / t / ranks:>6.0f}%")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,35 @@
+# One ctest entry per unittest method of a Python test script (<prefix>.<Class>.<method>), so
+# that `ctest -j` spreads a long end-to-end suite over the cores and a failure names its case.
+#
+#   collsim_add_python_tests(<prefix> <script> [TIMEOUT <s>] [ENVIRONMENT <VAR=value>...]
+#                            [LONG <method>...])
+#
+# LONG methods get the label "long", which the sanitizer preset leaves out.
+function(collsim_add_python_tests prefix script)
+  cmake_parse_arguments(ARG "" "TIMEOUT" "ENVIRONMENT;LONG" ${ARGN})
+  find_package(Python3 REQUIRED COMPONENTS Interpreter)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${script})
+  file(STRINGS ${script} lines REGEX "^class [A-Za-z0-9_]+\\(unittest\\.TestCase\\)|^    def test_[A-Za-z0-9_]+\\(")
+  set(class "")
+  set(count 0)
+  foreach(line IN LISTS lines)
+    if(line MATCHES "^class ([A-Za-z0-9_]+)")
+      set(class ${CMAKE_MATCH_1})
+    elseif(line MATCHES "def (test_[A-Za-z0-9_]+)\\(")
+      set(method ${CMAKE_MATCH_1})
+      set(name ${prefix}.${class}.${method})
+      add_test(NAME ${name} COMMAND ${Python3_EXECUTABLE} ${script} ${class}.${method})
+      set_tests_properties(${name} PROPERTIES ENVIRONMENT "${ARG_ENVIRONMENT}")
+      if(ARG_TIMEOUT)
+        set_tests_properties(${name} PROPERTIES TIMEOUT ${ARG_TIMEOUT})
+      endif()
+      if(method IN_LIST ARG_LONG)
+        set_tests_properties(${name} PROPERTIES LABELS long)
+      endif()
+      math(EXPR count "${count} + 1")
+    endif()
+  endforeach()
+  if(count EQUAL 0)
+    message(FATAL_ERROR "${script}: no unittest.TestCase methods named test_* found")
+  endif()
+endfunction()

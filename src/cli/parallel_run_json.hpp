@@ -1,0 +1,15 @@
+#pragma once
+// How a run spread over the simulator's ranks, as JSON: what bench/pdes_projection.py reads to
+// project the wall time on more cores than this machine has.
+
+#include <nlohmann/json.hpp>
+
+#include "collsim/pdes/run_stats.hpp"
+
+namespace collsim::cli {
+
+// ranks, windows, critical_events, remote_events, imbalance, lookahead_ps and per_rank (events,
+// remote_sent, lps, wall_s, sync_s, max_queue). Only rank 0 has per_rank entries.
+nlohmann::json parallel_run_json(const pdes::RunStats& s);
+
+}  // namespace collsim::cli
