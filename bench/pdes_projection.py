@@ -8,12 +8,15 @@ scenario on 1, 2, 4, ..., 64 ranks (oversubscribed on this machine: fine for cou
 for timing), checks that every rank count gives the same result, and measures three costs on
 this machine:
 
-  c_event   seconds per event, from the 1-rank run;
-  c_remote  seconds per cross-rank event beyond that (sending and receiving it), from the
-            2-rank run on 2 cores, which is also the check of the model;
-  c_window  seconds per synchronisation window on 2 ranks (`collsim bench phold` with almost no
-            events), taken to grow as log2(ranks) (a recursive-doubling all-reduce) unless
-            --window-us gives a cluster's measured per-window cost per log2 step.
+  c_remote  seconds per cross-rank event beyond a local one (sending and receiving it): PHOLD
+            on 2 ranks with every event remote against none remote;
+  c_window  seconds per synchronisation window on 2 ranks (PHOLD with almost no events), taken
+            to grow as log2(ranks) (a recursive-doubling all-reduce) unless --window-us gives a
+            cluster's measured per-window cost per log2 step;
+  c_event   seconds per event of the scenario: the busy time of the slower rank of the 2-rank
+            run on 2 cores, less its cross-rank events, over its events. A rank holding half
+            the model runs faster per event than one holding all of it (caches), so this is
+            the cost of a rank of a parallel run; the 1-rank run's is printed beside it.
 
   projected wall(P) = critical_events(P) * c_event + remote per rank(P) * c_remote
                       + windows(P) * c_window * log2(P)
@@ -80,7 +83,12 @@ def run(collsim, args, ranks, timeout):
     r = subprocess.run(cmd, capture_output=True, text=True, env=ENV, timeout=timeout)
     if r.returncode != 0:
         sys.exit(f"{' '.join(cmd)} failed ({r.returncode}):\n{r.stderr[-2000:]}")
-    return json.loads(r.stdout)
+    # mpirun may print its own notices on stdout before the report.
+    start = r.stdout.find("\n{") + 1 if not r.stdout.startswith("{") else 0
+    try:
+        return json.loads(r.stdout[start:])
+    except json.JSONDecodeError:
+        sys.exit(f"{' '.join(cmd)} printed no JSON report:\n{r.stdout[:2000]}")
 
 
 def result_of(report):
@@ -105,10 +113,39 @@ def window_cost(collsim, repeat):
     return statistics.median(costs)
 
 
+def remote_cost(collsim, repeat):
+    """Seconds a cross-rank event costs more than a local one, PHOLD on 2 ranks on 2 cores."""
+    def wall(remote):
+        cmd = ["mpirun", "-n", "2", collsim, "bench", "phold", "--json", "--lps", "1024", "--events-per-lp", "16",
+               "--end", "1ms", "--remote", str(remote)]
+        out = json.loads(subprocess.run(cmd, capture_output=True, text=True, env=ENV, check=True).stdout)
+        return out["wall_s"], out["events"], out["remote_events"]
+    costs = []
+    for _ in range(repeat):
+        (w0, e0, _), (w1, e1, r1) = wall(0.0), wall(1.0)
+        costs.append(max(0.0, (w1 / e1 - w0 / e0) * e1 / max(1, r1)))
+    return statistics.median(costs)
+
+
 def remote_per_rank(p):
     """The most cross-rank events one rank handles: what it sends plus its share of what it receives."""
     ranks = p["per_rank"]
     return max(r["remote_sent"] for r in ranks) + p["remote_events"] / len(ranks) if ranks else 0
+
+
+def projected(p, one_rank_wall, c_event, c_remote, c_window):
+    """The projected wall time of a run with the counts `p` (on 1 rank: the measured one)."""
+    if p["ranks"] == 1:
+        return one_rank_wall
+    return (p["critical_events"] * c_event + remote_per_rank(p) * c_remote
+            + p["windows"] * c_window * math.log2(p["ranks"]))
+
+
+def row(ranks, p, one, one_rank_wall, wall):
+    balance = p["critical_events"] / (one["critical_events"] / ranks)
+    print(f"  {ranks:>5} {p['windows']:>10} {p['critical_events'] / 1e6:>10.2f} {balance:>8.2f} "
+          f"{p['remote_events'] / 1e6:>9.2f} {wall:>8.2f} {one_rank_wall / wall:>8.2f} "
+          f"{100 * one_rank_wall / wall / ranks:>6.0f}%", flush=True)
 
 
 def main():
@@ -124,17 +161,20 @@ def main():
         sys.exit("--ranks must include 1 and 2: the costs are measured there")
 
     c_window = a.window_us * 1e-6 if a.window_us else window_cost(a.collsim, a.repeat)
+    c_remote = remote_cost(a.collsim, a.repeat)
     print(f"c_window {c_window * 1e6:.2f} us per window and log2 step "
-          f"({'given' if a.window_us else 'measured: 2 ranks on 2 cores, shared memory'})")
+          f"({'given' if a.window_us else 'measured: 2 ranks on 2 cores, shared memory'}); "
+          f"c_remote {c_remote * 1e9:.0f} ns per cross-rank event")
     with tempfile.TemporaryDirectory() as folder:
         table = scenarios(folder)
         for name in a.scenarios:
             if name not in table:
                 sys.exit(f"unknown scenario '{name}'; known: {', '.join(table)}")
             description, args = table[name]
+            print(f"\n{name}: {description}", flush=True)
             counts, walls = {}, {}
             reference = None
-            for ranks in a.ranks:
+            for ranks in sorted(a.ranks):
                 timed = ranks <= 2
                 reports = [run(a.collsim, args, ranks, a.timeout) for _ in range(a.repeat if timed else 1)]
                 if reference is None:
@@ -145,35 +185,23 @@ def main():
                 counts[ranks] = pdes_of(reports[0])[0]
                 if timed:
                     walls[ranks] = statistics.median(pdes_of(rep)[1] for rep in reports)
-                    if ranks == 2:
-                        # The busy time of the slower rank, median over the runs.
-                        busy2 = statistics.median(
-                            max(r["wall_s"] - r["sync_s"] for r in pdes_of(rep)[0]["per_rank"]) for rep in reports)
-            events = counts[1]["critical_events"]
-            c_event = walls[1] / events
-            p2 = counts[2]
-            busiest2 = max(r["events"] for r in p2["per_rank"])
-            c_remote = max(0.0, (busy2 - busiest2 * c_event) / max(1.0, remote_per_rank(p2)))
-
-            def projected(ranks):
-                p = counts[ranks]
-                steps = math.log2(ranks) if ranks > 1 else 0
-                return (p["critical_events"] * c_event + remote_per_rank(p) * c_remote
-                        + p["windows"] * c_window * steps)
-
-            print(f"\n{name}: {description}")
-            print(f"  1 rank {walls[1]:.2f} s for {events / 1e6:.1f} M events: c_event {c_event * 1e9:.0f} ns; "
-                  f"c_remote {c_remote * 1e9:.0f} ns; 2 ranks measured {walls[2]:.2f} s, projected "
-                  f"{projected(2):.2f} s ({100 * (projected(2) / walls[2] - 1):+.0f} %)")
-            print(f"  {'ranks':>5} {'windows':>10} {'critical M':>10} {'balance':>8} {'remote M':>9} "
-                  f"{'wall s':>8} {'speed-up':>8} {'effic.':>7}")
-            for ranks in a.ranks:
-                p = counts[ranks]
-                t = projected(ranks)
-                balance = p["critical_events"] / (counts[1]["critical_events"] / ranks)
-                print(f"  {ranks:>5} {p['windows']:>10} {p['critical_events'] / 1e6:>10.2f} {balance:>8.2f} "
-                      f"{p['remote_events'] / 1e6:>9.2f} {t:>8.2f} {walls[1] / t:>8.2f} "
-                      f"{100 * walls[1] / t / ranks:>6.0f}%")
+                if ranks == 2:
+                    # The busy time of the slower rank, median over the runs, less its cross-rank events.
+                    busy2 = statistics.median(
+                        max(r["wall_s"] - r["sync_s"] for r in pdes_of(rep)[0]["per_rank"]) for rep in reports)
+                    busiest2 = max(r["events"] for r in counts[2]["per_rank"])
+                    c_event = max(0.0, busy2 - remote_per_rank(counts[2]) * c_remote) / busiest2
+                    events = counts[1]["critical_events"]
+                    two = projected(counts[2], walls[1], c_event, c_remote, c_window)
+                    print(f"  1 rank {walls[1]:.2f} s for {events / 1e6:.1f} M events "
+                          f"({walls[1] / events * 1e9:.0f} ns each); c_event {c_event * 1e9:.0f} ns; 2 ranks "
+                          f"measured {walls[2]:.2f} s, projected {two:.2f} s ({100 * (two / walls[2] - 1):+.0f} %)")
+                    print(f"  {'ranks':>5} {'windows':>10} {'critical M':>10} {'balance':>8} {'remote M':>9} "
+                          f"{'wall s':>8} {'speed-up':>8} {'effic.':>7}")
+                    for done in sorted(counts):
+                        row(done, counts[done], counts[1], walls[1], projected(counts[done], walls[1], c_event, c_remote, c_window))
+                elif ranks > 2:
+                    row(ranks, counts[ranks], counts[1], walls[1], projected(counts[ranks], walls[1], c_event, c_remote, c_window))
 
 
 if __name__ == "__main__":
