@@ -73,8 +73,6 @@ def scenarios(folder):
                           ["workload", preset_variant(folder, "gpt3_175b", layers=8, dp=2, global_batch=2,
                                                       schedule="1f1b", virtual_stages=None),
                            "--network", "packet"]),
-        "gpt3_175b_1024_8mb": ("gpt3_175b on 1024 GPUs, 8 of its 96 micro-batches, its default (flows, TP reused)",
-                               ["workload", preset_variant(folder, "gpt3_175b", global_batch=128)]),
     }
 
 
