@@ -33,11 +33,13 @@ import argparse
 import json
 import math
 import os
-import re
 import statistics
 import subprocess
 import sys
 import tempfile
+
+from pdes_scaling import phold
+from workload_gpt3_175b_packet import variant as gpt3_175b_variant
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..")
@@ -46,21 +48,6 @@ ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIR
 # its own GPUs need alone).
 VOLATILE = {"wall_s", "events_per_s", "sim_ranks", "ranks", "windows", "sync_fraction", "pdes", "peak_live_ops",
             "timing_alone_s", "collectives_timed_alone"}
-
-
-def preset_variant(folder, preset, **keys):
-    """A workload preset with some `key: value` lines replaced (each must occur once)."""
-    text = open(os.path.join(ROOT, "workload", "presets", preset + ".yaml")).read()
-    for key, value in keys.items():
-        if value is None:
-            text = re.sub(rf"^\s*{key}: \S+\n", "", text, flags=re.M)
-            continue
-        text, n = re.subn(rf"^(\s*){key}: \S+$", rf"\g<1>{key}: {value}", text, flags=re.M)
-        assert n == 1, f"{preset}: the '{key}:' line moved"
-    path = os.path.join(folder, preset + "_" + "_".join(f"{k}{v}" for k, v in keys.items()) + ".yaml")
-    with open(path, "w") as f:
-        f.write(text)
-    return path
 
 
 def scenarios(folder):
@@ -72,12 +59,12 @@ def scenarios(folder):
         "gpt3_1.3b": ("gpt3_1.3b preset (16 GPUs), packets",
                       ["workload", os.path.join(ROOT, "workload", "presets", "gpt3_1.3b.yaml"), "--network", "packet"]),
         "gpt3_175b_128": ("gpt3_175b, 8 layers, DP 2 (128 GPUs), 1F1B, 1 micro-batch, packets",
-                          ["workload", preset_variant(folder, "gpt3_175b", layers=8, dp=2, global_batch=2,
-                                                      schedule="1f1b", virtual_stages=None),
+                          ["workload", gpt3_175b_variant(folder, micro_batches=1, layers=8, dp=2, schedule="1f1b"),
                            "--network", "packet"]),
         "gpt3_175b_8mb": ("gpt3_175b on 1024 GPUs, 8 of its 96 micro-batches per pipeline, its default "
                           "(flows, TP collectives reused)",
-                          ["workload", preset_variant(folder, "gpt3_175b", global_batch=128)]),
+                          ["workload", gpt3_175b_variant(folder, micro_batches=8, layers=96, dp=16,
+                                                         schedule="interleaved")]),
     }
 
 
@@ -99,29 +86,20 @@ def result_of(report):
 
 
 def pdes_of(report):
-    """The run's parallel statistics: at top level (`flows`) or under the run (`workload`)."""
-    if "pdes" in report:
-        return report["pdes"], report["wall_s"]
-    return pdes_of(report["run"])
+    """The run's parallel statistics and its wall time."""
+    return report["pdes"], report["wall_s"]
 
 
 def window_cost(collsim, repeat):
     """Seconds per window on 2 ranks with almost nothing to do, median of `repeat` runs."""
-    costs = []
-    for _ in range(repeat):
-        cmd = ["mpirun", "-n", "2", collsim, "bench", "phold", "--json", "--lps", "2", "--events-per-lp", "1",
-               "--end", "10ms"]
-        r = subprocess.run(cmd, capture_output=True, text=True, env=ENV, check=True)
-        costs.append(json.loads(r.stdout)["sync_us_per_window"] * 1e-6)
-    return statistics.median(costs)
+    return statistics.median(phold(collsim, 2, "--lps", "2", "--events-per-lp", "1", "--end", "10ms")
+                             ["sync_us_per_window"] * 1e-6 for _ in range(repeat))
 
 
 def remote_cost(collsim, repeat):
     """Seconds a cross-rank event costs more than a local one, PHOLD on 2 ranks on 2 cores."""
     def wall(remote):
-        cmd = ["mpirun", "-n", "2", collsim, "bench", "phold", "--json", "--lps", "1024", "--events-per-lp", "16",
-               "--end", "1ms", "--remote", str(remote)]
-        out = json.loads(subprocess.run(cmd, capture_output=True, text=True, env=ENV, check=True).stdout)
+        out = phold(collsim, 2, "--lps", "1024", "--events-per-lp", "16", "--end", "1ms", "--remote", str(remote))
         return out["wall_s"], out["events"], out["remote_events"]
     costs = []
     for _ in range(repeat):

@@ -1,12 +1,9 @@
 # One ctest entry per unittest method of a Python test script (<prefix>.<Class>.<method>), so
 # that `ctest -j` spreads a long end-to-end suite over the cores and a failure names its case.
 #
-#   collsim_add_python_tests(<prefix> <script> [TIMEOUT <s>] [ENVIRONMENT <VAR=value>...]
-#                            [LONG <method>...])
-#
-# LONG methods get the label "long", which the sanitizer preset leaves out.
+#   collsim_add_python_tests(<prefix> <script> [TIMEOUT <s>] [ENVIRONMENT <VAR=value>...])
 function(collsim_add_python_tests prefix script)
-  cmake_parse_arguments(ARG "" "TIMEOUT" "ENVIRONMENT;LONG" ${ARGN})
+  cmake_parse_arguments(ARG "" "TIMEOUT" "ENVIRONMENT" ${ARGN})
   find_package(Python3 REQUIRED COMPONENTS Interpreter)
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${script})
   file(STRINGS ${script} lines REGEX "^class [A-Za-z0-9_]+\\(unittest\\.TestCase\\)|^    def test_[A-Za-z0-9_]+\\(")
@@ -22,9 +19,6 @@ function(collsim_add_python_tests prefix script)
       set_tests_properties(${name} PROPERTIES ENVIRONMENT "${ARG_ENVIRONMENT}")
       if(ARG_TIMEOUT)
         set_tests_properties(${name} PROPERTIES TIMEOUT ${ARG_TIMEOUT})
-      endif()
-      if(method IN_LIST ARG_LONG)
-        set_tests_properties(${name} PROPERTIES LABELS long)
       endif()
       math(EXPR count "${count} + 1")
     endif()
