@@ -1,5 +1,6 @@
 #include "collsim/goal/schedule.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -37,6 +38,38 @@ std::optional<std::string> validate_begin(std::span<const std::uint64_t> begin, 
   return std::nullopt;
 }
 
+// Whether n CSR rows over `edges` targets are well formed (offsets that never decrease, ops
+// below n, each row ascending), without branching on every entry: reading a large .goalb
+// checks every edge, and most files are valid.
+bool rows_valid(const std::uint32_t* offset, std::uint64_t n, const std::uint32_t* target, std::uint64_t edges) {
+  bool bad = false;
+  for (std::uint64_t i = 0; i < n; ++i) bad |= offset[i + 1] < offset[i];
+  if (bad) return false;
+  std::uint32_t largest = 0;
+  for (std::uint64_t k = 0; k < edges; ++k) largest = std::max(largest, target[k]);
+  if (edges > 0 && largest >= n) return false;
+  for (std::uint64_t i = 0; i < n; ++i)
+    for (std::uint32_t k = offset[i] + 1; k < offset[i + 1]; ++k) bad |= target[k] < target[k - 1];
+  return !bad;
+}
+
+// Whether ops [first, last) are well formed (see validate()), in one pass without a branch per op.
+bool ops_valid(const ScheduleColumns& a, std::uint64_t first, std::uint64_t last) {
+  bool bad = false;
+  for (std::uint64_t g = first; g < last; ++g) {
+    const OpKind kind = a.kind[g];
+    const std::uint32_t peer = a.peer[g];
+    const std::uint64_t size = a.size[g];
+    const bool send = kind == OpKind::Send, recv = kind == OpKind::Recv, calc = kind == OpKind::Calc;
+    bad |= size > kMaxSize;
+    bad |= !(send | recv | calc);
+    bad |= send & (peer >= a.num_ranks);
+    bad |= recv & (peer >= a.num_ranks) & (peer != kAnySource);
+    bad |= calc & ((peer != 0) | (a.tag[g] != 0) | (a.nic[g] != 0) | (size > kMaxCalcNs));
+  }
+  return !bad;
+}
+
 // One rank's CSR rows: offsets start at 0, never decrease, end at the rank's edge count,
 // and every row lists existing ops in ascending order.
 std::optional<std::string> validate_rows(const ScheduleColumns& a, std::span<const std::uint32_t> offset,
@@ -50,6 +83,8 @@ std::optional<std::string> validate_rows(const ScheduleColumns& a, std::span<con
   if (offset[first + n] != edges)
     return "rank " + std::to_string(r) + ": " + name + " offsets end at " + std::to_string(offset[first + n]) +
            ", expected " + std::to_string(edges);
+  if (rows_valid(offset.data() + first, n, target.data() + begin[r], edges)) return std::nullopt;
+  // Find the first fault, to name it.
   for (std::uint64_t i = 0; i < n; ++i) {
     const std::uint32_t lo = offset[first + i];
     const std::uint32_t hi = offset[first + i + 1];
@@ -85,6 +120,8 @@ std::optional<std::string> validate(const ScheduleColumns& a) {
     if (auto e = validate_rows(a, a.requires_offset, a.requires_target, a.requires_begin, r, "requires")) return e;
     if (auto e = validate_rows(a, a.irequires_offset, a.irequires_target, a.irequires_begin, r, "irequires"))
       return e;
+    if (ops_valid(a, a.op_begin[r], a.op_begin[r + 1])) continue;
+    // Find the first fault, to name it.
     for (std::uint64_t g = a.op_begin[r]; g < a.op_begin[r + 1]; ++g) {
       const std::uint64_t i = g - a.op_begin[r];
       if (a.size[g] > kMaxSize) return at_op(r, i) + "size above 2^63-1";

@@ -60,6 +60,8 @@ class OpWindows {
     const Window& w = windows_[r];
     return i < w.base ? OpState::Finished : w.at(i).state;
   }
+  // A hint that op i of rank r (in its window) will be read soon.
+  void prefetch(goal::RankId r, goal::LocalOp i) const { __builtin_prefetch(&windows_[r].at(i)); }
   std::uint64_t completed() const { return completed_; }
   std::uint64_t ops_total() const { return ops_total_; }
   std::uint64_t peak_live() const { return peak_live_; }

@@ -59,6 +59,11 @@ class EventQueue {
     }
   }
 
+  // An event that pop() will return soon: the k-th after the next among those at the
+  // current time (nullptr when there are fewer), so that the caller can ask for its data
+  // ahead of time. Ranks that advance together queue hundreds of events at one time.
+  const Event* upcoming(std::size_t k) const { return next_ + k < now_.size() ? &now_[next_ + k] : nullptr; }
+
   // The first event by (time, seq); the queue must not be empty.
   Event pop() {
     --size_;
@@ -97,8 +102,9 @@ class EventQueue {
       }
     }
     spread.clear();
-    if (now_.size() > 1)
-      std::sort(now_.begin(), now_.end(), [](const Event& x, const Event& y) { return x.seq < y.seq; });
+    // Often already in order: events of one time tend to be queued in the order of their seq.
+    const auto by_seq = [](const Event& x, const Event& y) { return x.seq < y.seq; };
+    if (!std::is_sorted(now_.begin(), now_.end(), by_seq)) std::sort(now_.begin(), now_.end(), by_seq);
   }
 
   std::array<std::vector<Event>, 65> buckets_;  // [0] unused: time == now_time_ is now_

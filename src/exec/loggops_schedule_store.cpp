@@ -1,0 +1,112 @@
+#include "loggops_schedule_store.hpp"
+
+#include <stdexcept>
+#include <string>
+
+namespace collsim::exec::loggops {
+
+using goal::LocalOp;
+using goal::OpKind;
+using goal::RankId;
+
+// The dependents of each op are the schedule's edges reversed (a CSR per rank): for each
+// prerequisite, the ops that require it, then the ops that irequire it, each in op order.
+ScheduleStore::ScheduleStore(const goal::Schedule& schedule, bool record_times) : schedule_(schedule) {
+  const goal::ScheduleColumns& c = schedule.columns();
+  const RankId ranks = schedule.num_ranks();
+  records_ = HugePageArray<Record>(schedule.num_ops() + ranks);
+  first_record_.resize(ranks + std::size_t{1});
+  dependent_base_.resize(ranks);
+  dependents_ = HugePageArray<std::uint32_t>(schedule.num_requires() + schedule.num_irequires());
+  std::uint8_t max_cpu = 0, max_nic = 0;
+  std::vector<std::uint32_t> finish_next, start_next;  // per op of the rank at hand: where its next dependent goes
+  std::uint64_t next_dependent = 0;
+  for (RankId r = 0; r < ranks; ++r) {
+    const goal::RankOps ops = schedule.rank(r);
+    const LocalOp n = ops.num_ops();
+    if (n >= kMessageBit) throw std::invalid_argument("LogGOPS mode: rank " + std::to_string(r) + " has 2^31 ops or more");
+    if (ops.num_requires() + ops.num_irequires() > 0xFFFFFFFFull)
+      throw std::invalid_argument("LogGOPS mode: rank " + std::to_string(r) + " has 2^32 dependencies or more");
+    const std::uint64_t first = c.op_begin[r] + r;
+    first_record_[r] = first;
+    dependent_base_[r] = next_dependent;
+    Record* rank = records_.data() + first;
+    finish_next.assign(n, 0);
+    start_next.assign(n, 0);
+    for (LocalOp i = 0; i < n; ++i) {
+      const std::uint64_t g = ops.first_global_op() + i;
+      Record& o = rank[i];
+      o.size = c.size[g];
+      o.peer = c.peer[g];
+      o.tag = c.tag[g];
+      o.kind = c.kind[g];
+      o.cpu = c.cpu[g];
+      o.nic = c.nic[g];
+      max_cpu = std::max(max_cpu, o.cpu);
+      max_nic = std::max(max_nic, o.nic);
+      const auto needs_finished = ops.requires_of(i);
+      const auto needs_started = ops.irequires_of(i);
+      o.pending = static_cast<std::uint32_t>(needs_finished.size() + needs_started.size());
+      for (std::uint32_t p : needs_finished) ++finish_next[p];
+      for (std::uint32_t p : needs_started) ++start_next[p];
+    }
+    std::uint32_t next = 0;
+    for (LocalOp i = 0; i < n; ++i) {
+      rank[i].first_dependent = next;
+      const std::uint32_t finishing = finish_next[i];
+      finish_next[i] = next;
+      next += finishing;
+      rank[i].first_start_dependent = next;
+      const std::uint32_t starting = start_next[i];
+      start_next[i] = next;
+      next += starting;
+    }
+    rank[n].first_dependent = next;
+    // Filling in op order keeps each list in op order.
+    std::uint32_t* dependents = dependents_.data() + next_dependent;
+    for (LocalOp i = 0; i < n; ++i) {
+      for (std::uint32_t p : ops.requires_of(i)) dependents[finish_next[p]++] = i;
+      for (std::uint32_t p : ops.irequires_of(i)) dependents[start_next[p]++] = i;
+    }
+    next_dependent += next;
+  }
+  first_record_[ranks] = records_.size();
+  num_cpus_ = max_cpu + 1u;
+  num_nics_ = max_nic + 1u;
+  if (record_times) {
+    start_.assign(schedule.num_ops(), kNever);
+    end_.assign(schedule.num_ops(), kNever);
+  }
+}
+
+void ScheduleStore::report_blocked(LogGOPSResult& res, std::size_t max_reported) const {
+  if (completed_ == schedule_.num_ops()) return;
+  for (RankId r = 0; r < num_ranks(); ++r) {
+    const goal::RankOps ops = schedule_.rank(r);
+    for (LocalOp i = 0; i < ops.num_ops(); ++i) {
+      const OpState s = state(r, i);
+      if (s == OpState::Finished) continue;
+      ++res.num_blocked;
+      if (res.blocked.size() >= max_reported) continue;
+      BlockedOp b;
+      b.rank = r;
+      b.op = i;
+      b.kind = ops.kind(i);
+      b.peer = ops.peer(i);
+      b.tag = ops.tag(i);
+      b.size = ops.size(i);
+      if (s == OpState::Started) {
+        b.reason = b.kind == OpKind::Recv ? BlockReason::NoMatchingSend : BlockReason::NoMatchingRecv;
+      } else {
+        b.reason = BlockReason::Prerequisites;
+        for (LocalOp p : ops.requires_of(i))
+          if (state(r, p) != OpState::Finished) b.unfinished_requires.push_back(p);
+        for (LocalOp p : ops.irequires_of(i))
+          if (state(r, p) != OpState::Started && state(r, p) != OpState::Finished) b.unstarted_irequires.push_back(p);
+      }
+      res.blocked.push_back(std::move(b));
+    }
+  }
+}
+
+}  // namespace collsim::exec::loggops

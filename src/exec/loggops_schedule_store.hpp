@@ -1,0 +1,132 @@
+#pragma once
+// The whole schedule as the LogGOPS loop reads it (see loggops_run.hpp for what a store
+// provides): every op in one 32-byte record with what an event reads of it (kind, size,
+// peer, tag, cpu, nic) and its dependency state, and its dependents in one array beside.
+//
+// A run of a large schedule is bound by cache misses, not by instructions: the ranks of a
+// collective advance together, so that every event touches a different rank's ops, and no
+// hardware prefetcher follows thousands of streams. One record per op means one miss where
+// columns and a separate tracker cost three or four, and two records share a cache line with
+// the op that usually comes next.
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "collsim/common/huge_page_array.hpp"
+#include "collsim/exec/dependency_tracker.hpp"
+#include "collsim/exec/loggops_event_queue.hpp"
+#include "collsim/exec/loggops_simulator.hpp"
+#include "collsim/goal/schedule.hpp"
+#include "op_info.hpp"
+
+namespace collsim::exec::loggops {
+
+class ScheduleStore {
+ public:
+  ScheduleStore(const goal::Schedule& schedule, bool record_times);
+
+  goal::RankId num_ranks() const { return schedule_.num_ranks(); }
+  unsigned num_cpus() const { return num_cpus_; }
+  unsigned num_nics() const { return num_nics_; }
+  OpInfo op(goal::RankId r, goal::LocalOp i) const {
+    const Record& o = record(r, i);
+    return {o.size, o.peer, o.kind, o.cpu, o.nic, 0};
+  }
+  std::uint32_t tag(goal::RankId r, goal::LocalOp i) const { return record(r, i).tag; }
+  OpState state(goal::RankId r, goal::LocalOp i) const { return record(r, i).state; }
+  void prefetch(goal::RankId r, goal::LocalOp i) const { __builtin_prefetch(&record(r, i)); }
+  std::uint64_t completed() const { return completed_; }
+
+  template <typename F>
+  void initially_ready(goal::RankId r, F&& ready) {
+    const std::uint64_t first = first_record_[r];
+    const goal::LocalOp n = static_cast<goal::LocalOp>(first_record_[r + 1] - first - 1);
+    for (goal::LocalOp i = 0; i < n; ++i) {
+      Record& o = records_[first + i];
+      if (o.pending == 0) {
+        o.state = OpState::Ready;
+        ready(i);
+      }
+    }
+  }
+
+  // Calls ready(j) for each dependent of op i that starting it makes ready, in the order of
+  // the schedule's edges (by dependent index), as DependencyTracker does.
+  template <typename F>
+  void start(goal::RankId r, goal::LocalOp i, std::uint64_t t, F&& ready) {
+    Record* rank = records_.data() + first_record_[r];
+    Record& o = rank[i];
+    o.state = OpState::Started;
+    release(r, rank, o.first_start_dependent, rank[i + 1].first_dependent, ready);
+    if (!start_.empty()) start_[global(r, i)] = t;
+  }
+
+  template <typename F>
+  void finish(goal::RankId r, goal::LocalOp i, std::uint64_t t, F&& ready) {
+    Record* rank = records_.data() + first_record_[r];
+    // A rank's ops finish roughly in order: ask for the lines of its next ops and their
+    // dependents ahead of time.
+    __builtin_prefetch(records_.data() + std::min(first_record_[r] + i + 4, records_.size() - 1));
+    Record& o = rank[i];
+    __builtin_prefetch(dependents_.data() + std::min(dependent_base_[r] + o.first_dependent + 16, dependents_.size()));
+    o.state = OpState::Finished;
+    ++completed_;
+    release(r, rank, o.first_dependent, o.first_start_dependent, ready);
+    if (!end_.empty()) end_[global(r, i)] = t;
+  }
+  void message_taken(goal::RankId, goal::LocalOp) {}
+
+  void report_blocked(LogGOPSResult& res, std::size_t max_reported) const;
+  void take_times(LogGOPSResult& res) {
+    res.op_start = std::move(start_);
+    res.op_end = std::move(end_);
+  }
+
+ private:
+  // Op i of a rank is its records_[first_record_[r] + i]; a last record per rank closes the
+  // dependents of its last op. Its dependents are dependents_[dependent_base_[r] +
+  // [first_dependent, first_start_dependent)] (they require it: released when it finishes),
+  // then up to the next record's first_dependent (they irequire it: released when it starts).
+  // `pending` counts both kinds of prerequisite not yet met: an op is ready when it is 0.
+  struct Record {
+    std::uint64_t size = 0;
+    std::uint32_t peer = 0;
+    std::uint32_t tag = 0;
+    std::uint32_t pending = 0;
+    std::uint32_t first_dependent = 0;
+    std::uint32_t first_start_dependent = 0;
+    goal::OpKind kind = goal::OpKind::Calc;
+    std::uint8_t cpu = 0;
+    std::uint8_t nic = 0;
+    OpState state = OpState::Waiting;
+  };
+  static_assert(sizeof(Record) == 32);
+
+  const Record& record(goal::RankId r, goal::LocalOp i) const { return records_[first_record_[r] + i]; }
+  std::uint64_t global(goal::RankId r, goal::LocalOp i) const { return schedule_.columns().op_begin[r] + i; }
+
+  template <typename F>
+  void release(goal::RankId r, Record* rank, std::uint32_t begin, std::uint32_t end, F& ready) {
+    const std::uint32_t* dependents = dependents_.data() + dependent_base_[r];
+    for (std::uint32_t k = begin; k < end; ++k) {
+      const goal::LocalOp d = dependents[k];
+      Record& dependent = rank[d];
+      if (--dependent.pending == 0) {
+        dependent.state = OpState::Ready;
+        ready(d);
+      }
+    }
+  }
+
+  const goal::Schedule& schedule_;
+  HugePageArray<Record> records_;
+  std::vector<std::uint64_t> first_record_;    // per rank, and one past the last
+  std::vector<std::uint64_t> dependent_base_;  // per rank
+  HugePageArray<std::uint32_t> dependents_;   // rank-local op indices
+  unsigned num_cpus_ = 1, num_nics_ = 1;
+  std::uint64_t completed_ = 0;
+  std::vector<std::uint64_t> start_, end_;  // by global op, when recording
+};
+
+}  // namespace collsim::exec::loggops
