@@ -116,9 +116,9 @@ Schedule parse_goalb(std::span<const std::byte> bytes, const std::string& file_n
   const detail::ByteReader in(bytes, file_name);
   const ScheduleColumns located = locate_columns(bytes, in);
   // The caller keeps `bytes`, so the schedule gets its own copy of the columns.
-  ScheduleArrays a = copy_columns(located);
-  if (auto problem = validate(a)) in.fail(0, "inconsistent schedule: " + *problem);
-  return Schedule::from_arrays(std::move(a));
+  auto schedule = Schedule::checked(copy_columns(located));
+  if (auto* problem = std::get_if<std::string>(&schedule)) in.fail(0, "inconsistent schedule: " + *problem);
+  return std::move(std::get<Schedule>(schedule));
 }
 
 Schedule read_goalb_file(const std::string& path) {
@@ -127,8 +127,9 @@ Schedule read_goalb_file(const std::string& path) {
   const detail::ByteReader in(file->bytes(), path);
   const ScheduleColumns columns = locate_columns(file->bytes(), in);
   if (!aligned(columns)) return parse_goalb(file->bytes(), path);
-  if (auto problem = validate(columns)) in.fail(0, "inconsistent schedule: " + *problem);
-  return Schedule::from_columns(columns, std::move(file));
+  auto schedule = Schedule::checked(columns, std::move(file));
+  if (auto* problem = std::get_if<std::string>(&schedule)) in.fail(0, "inconsistent schedule: " + *problem);
+  return std::move(std::get<Schedule>(schedule));
 }
 
 void write_goalb(const Schedule& schedule, std::ostream& out) {

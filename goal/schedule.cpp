@@ -39,35 +39,44 @@ std::optional<std::string> validate_begin(std::span<const std::uint64_t> begin, 
 }
 
 // Whether n CSR rows over `edges` targets are well formed (offsets that never decrease, ops
-// below n, each row ascending), without branching on every entry: reading a large .goalb
-// checks every edge, and most files are valid.
+// below n, each row ascending), in loops without a branch per entry that the compiler turns
+// into vector code: reading a large .goalb checks every edge, and most files are valid.
 bool rows_valid(const std::uint32_t* offset, std::uint64_t n, const std::uint32_t* target, std::uint64_t edges) {
-  bool bad = false;
-  for (std::uint64_t i = 0; i < n; ++i) bad |= offset[i + 1] < offset[i];
-  if (bad) return false;
+  std::uint32_t bad = 0;
+  for (std::uint64_t i = 0; i < n; ++i) bad |= static_cast<std::uint32_t>(offset[i + 1] < offset[i]);
   std::uint32_t largest = 0;
   for (std::uint64_t k = 0; k < edges; ++k) largest = std::max(largest, target[k]);
-  if (edges > 0 && largest >= n) return false;
+  if (bad != 0 || (edges > 0 && largest >= n)) return false;
   for (std::uint64_t i = 0; i < n; ++i)
-    for (std::uint32_t k = offset[i] + 1; k < offset[i + 1]; ++k) bad |= target[k] < target[k - 1];
-  return !bad;
+    for (std::uint32_t k = offset[i] + 1; k < offset[i + 1]; ++k) bad |= static_cast<std::uint32_t>(target[k] < target[k - 1]);
+  return bad == 0;
 }
 
-// Whether ops [first, last) are well formed (see validate()), in one pass without a branch per op.
+// Whether ops [first, last) are well formed (see validate()), column by column in the same way.
 bool ops_valid(const ScheduleColumns& a, std::uint64_t first, std::uint64_t last) {
-  bool bad = false;
+  const auto* kind = reinterpret_cast<const std::uint8_t*>(a.kind.data());
+  const std::uint32_t* peer = a.peer.data();
+  const std::uint32_t* tag = a.tag.data();
+  const std::uint8_t* nic = a.nic.data();
+  const std::uint64_t* size = a.size.data();
+  constexpr auto send = static_cast<std::uint8_t>(OpKind::Send), recv = static_cast<std::uint8_t>(OpKind::Recv),
+                 calc = static_cast<std::uint8_t>(OpKind::Calc);
+  static_assert(send == 1 && recv == 2 && calc == 3);
+  std::uint8_t bad_kind = 0;
+  for (std::uint64_t g = first; g < last; ++g) bad_kind |= static_cast<std::uint8_t>(kind[g] - 1u > 2u);
+  std::uint64_t bad_size = 0;
+  for (std::uint64_t g = first; g < last; ++g)
+    bad_size |= (size[g] >> 63) | (static_cast<std::uint64_t>(kind[g] == calc) & static_cast<std::uint64_t>(size[g] > kMaxCalcNs));
+  std::uint32_t bad_peer = 0;
   for (std::uint64_t g = first; g < last; ++g) {
-    const OpKind kind = a.kind[g];
-    const std::uint32_t peer = a.peer[g];
-    const std::uint64_t size = a.size[g];
-    const bool send = kind == OpKind::Send, recv = kind == OpKind::Recv, calc = kind == OpKind::Calc;
-    bad |= size > kMaxSize;
-    bad |= !(send | recv | calc);
-    bad |= send & (peer >= a.num_ranks);
-    bad |= recv & (peer >= a.num_ranks) & (peer != kAnySource);
-    bad |= calc & ((peer != 0) | (a.tag[g] != 0) | (a.nic[g] != 0) | (size > kMaxCalcNs));
+    const std::uint32_t k = kind[g];
+    const std::uint32_t p = peer[g];
+    bad_peer |= static_cast<std::uint32_t>(k == send) & static_cast<std::uint32_t>(p >= a.num_ranks);
+    bad_peer |= static_cast<std::uint32_t>(k == recv) & static_cast<std::uint32_t>(p >= a.num_ranks) &
+                static_cast<std::uint32_t>(p != kAnySource);
+    bad_peer |= static_cast<std::uint32_t>(k == calc) & static_cast<std::uint32_t>((p | tag[g] | nic[g]) != 0);
   }
-  return !bad;
+  return bad_kind == 0 && bad_size == 0 && bad_peer == 0;
 }
 
 // One rank's CSR rows: offsets start at 0, never decrease, end at the rank's edge count,
@@ -174,12 +183,25 @@ Schedule Schedule::adopt(ScheduleArrays arrays) {
 }
 
 Schedule Schedule::from_arrays(ScheduleArrays arrays) {
-  if (auto e = validate(arrays)) throw std::invalid_argument("invalid schedule: " + *e);
-  return adopt(std::move(arrays));
+  auto s = checked(std::move(arrays));
+  if (auto* e = std::get_if<std::string>(&s)) throw std::invalid_argument("invalid schedule: " + *e);
+  return std::move(std::get<Schedule>(s));
 }
 
 Schedule Schedule::from_columns(const ScheduleColumns& columns, std::shared_ptr<const void> owner) {
-  if (auto e = validate(columns)) throw std::invalid_argument("invalid schedule: " + *e);
+  auto s = checked(columns, std::move(owner));
+  if (auto* e = std::get_if<std::string>(&s)) throw std::invalid_argument("invalid schedule: " + *e);
+  return std::move(std::get<Schedule>(s));
+}
+
+std::variant<Schedule, std::string> Schedule::checked(ScheduleArrays arrays) {
+  if (auto e = validate(arrays)) return std::move(*e);
+  return adopt(std::move(arrays));
+}
+
+std::variant<Schedule, std::string> Schedule::checked(const ScheduleColumns& columns,
+                                                      std::shared_ptr<const void> owner) {
+  if (auto e = validate(columns)) return std::move(*e);
   return Schedule(columns, std::move(owner));
 }
 

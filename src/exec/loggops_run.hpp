@@ -225,6 +225,11 @@ class Run {
   void queue_ready() {
     const std::size_t n = released_.size();
     if (n == 0) return;
+    if (n == 1) {
+      queue(released_[0]);
+      released_.clear();
+      return;
+    }
     Released* list = released_.data();
     // Group by rank, keeping the order of release within a rank: an insertion sort, as an
     // event releases ops of at most two ranks (and the first call all ranks in order).
@@ -239,18 +244,28 @@ class Run {
       std::size_t last = first + 1;
       while (last < n && list[last].rank == r) ++last;
       // The same comparison on the same sequence as LogGOPSim's, so that the same std::sort
-      // leaves ops of equal kind in the same order.
-      if (last - first > 1)
-        std::sort(list + first, list + last, [&](const Released& a, const Released& b) {
-          return kind(r, a.op) < kind(r, b.op);
-        });
-      for (std::size_t k = first; k < last; ++k) {
-        const std::uint64_t at = causal_ ? std::max(ready_time(r, list[k].op), list[k].at) : ready_time(r, list[k].op);
-        events_.push({at, seq_++, r, list[k].op});
+      // leaves ops of equal kind in the same order. Up to 16 elements libstdc++'s std::sort
+      // is an insertion sort, which this is too, without the call.
+      const auto before = [&](const Released& a, const Released& b) { return kind(r, a.op) < kind(r, b.op); };
+      if (last - first > 16) {
+        std::sort(list + first, list + last, before);
+      } else {
+        for (std::size_t i = first + 1; i < last; ++i) {
+          const Released x = list[i];
+          std::size_t j = i;
+          for (; j > first && before(x, list[j - 1]); --j) list[j] = list[j - 1];
+          list[j] = x;
+        }
       }
+      for (std::size_t k = first; k < last; ++k) queue(list[k]);
       first = last;
     }
     released_.clear();
+  }
+
+  void queue(const Released& x) {
+    const std::uint64_t at = causal_ ? std::max(ready_time(x.rank, x.op), x.at) : ready_time(x.rank, x.op);
+    events_.push({at, seq_++, x.rank, x.op});
   }
 
   std::uint64_t ready_time(RankId r, LocalOp i) {

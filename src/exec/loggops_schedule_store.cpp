@@ -27,14 +27,19 @@ ScheduleStore::ScheduleStore(const goal::Schedule& schedule, bool record_times) 
     if (n >= kMessageBit) throw std::invalid_argument("LogGOPS mode: rank " + std::to_string(r) + " has 2^31 ops or more");
     if (ops.num_requires() + ops.num_irequires() > 0xFFFFFFFFull)
       throw std::invalid_argument("LogGOPS mode: rank " + std::to_string(r) + " has 2^32 dependencies or more");
-    const std::uint64_t first = c.op_begin[r] + r;
-    first_record_[r] = first;
+    const std::uint64_t g0 = ops.first_global_op();
+    first_record_[r] = g0 + r;
     dependent_base_[r] = next_dependent;
-    Record* rank = records_.data() + first;
+    Record* rank = records_.data() + g0 + r;
+    // The rank's CSR rows (see schedule.hpp): offsets by local op, targets rank-local.
+    const std::uint32_t* req_offset = c.requires_offset.data() + g0 + r;
+    const std::uint32_t* req_target = c.requires_target.data() + c.requires_begin[r];
+    const std::uint32_t* ireq_offset = c.irequires_offset.data() + g0 + r;
+    const std::uint32_t* ireq_target = c.irequires_target.data() + c.irequires_begin[r];
     finish_next.assign(n, 0);
     start_next.assign(n, 0);
     for (LocalOp i = 0; i < n; ++i) {
-      const std::uint64_t g = ops.first_global_op() + i;
+      const std::uint64_t g = g0 + i;
       Record& o = rank[i];
       o.size = c.size[g];
       o.peer = c.peer[g];
@@ -44,12 +49,10 @@ ScheduleStore::ScheduleStore(const goal::Schedule& schedule, bool record_times) 
       o.nic = c.nic[g];
       max_cpu = std::max(max_cpu, o.cpu);
       max_nic = std::max(max_nic, o.nic);
-      const auto needs_finished = ops.requires_of(i);
-      const auto needs_started = ops.irequires_of(i);
-      o.pending = static_cast<std::uint32_t>(needs_finished.size() + needs_started.size());
-      for (std::uint32_t p : needs_finished) ++finish_next[p];
-      for (std::uint32_t p : needs_started) ++start_next[p];
+      o.pending = (req_offset[i + 1] - req_offset[i]) + (ireq_offset[i + 1] - ireq_offset[i]);
     }
+    for (std::uint32_t k = 0; k < req_offset[n]; ++k) ++finish_next[req_target[k]];
+    for (std::uint32_t k = 0; k < ireq_offset[n]; ++k) ++start_next[ireq_target[k]];
     std::uint32_t next = 0;
     for (LocalOp i = 0; i < n; ++i) {
       rank[i].first_dependent = next;
@@ -65,8 +68,8 @@ ScheduleStore::ScheduleStore(const goal::Schedule& schedule, bool record_times) 
     // Filling in op order keeps each list in op order.
     std::uint32_t* dependents = dependents_.data() + next_dependent;
     for (LocalOp i = 0; i < n; ++i) {
-      for (std::uint32_t p : ops.requires_of(i)) dependents[finish_next[p]++] = i;
-      for (std::uint32_t p : ops.irequires_of(i)) dependents[start_next[p]++] = i;
+      for (std::uint32_t k = req_offset[i]; k < req_offset[i + 1]; ++k) dependents[finish_next[req_target[k]]++] = i;
+      for (std::uint32_t k = ireq_offset[i]; k < ireq_offset[i + 1]; ++k) dependents[start_next[ireq_target[k]]++] = i;
     }
     next_dependent += next;
   }

@@ -1,5 +1,6 @@
 #include "op_windows.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace collsim::exec {
@@ -17,22 +18,21 @@ void OpWindows::Window::reserve(std::size_t live) {
   ring = std::move(grown);
 }
 
-// Adds d to a list kept in ascending order (after equal entries: a duplicate edge counts
-// twice, as in the whole schedule).
-void OpWindows::insert(std::uint32_t& head, LocalOp d) {
-  std::uint32_t node;
-  if (free_links_ != kEndOfList) {
-    node = free_links_;
-    free_links_ = links_[node].next;
+std::uint32_t OpWindows::new_chunk(LocalOp d) {
+  std::uint32_t chunk;
+  if (!free_chunks_.empty()) {
+    chunk = free_chunks_.back();
+    free_chunks_.pop_back();
   } else {
-    if (links_.size() >= kEndOfList) throw std::invalid_argument("schedule stream: too many live dependencies");
-    node = static_cast<std::uint32_t>(links_.size());
-    links_.push_back({});
+    if (chunks_.size() >= kEndOfList) throw std::invalid_argument("schedule stream: too many live dependencies");
+    chunk = static_cast<std::uint32_t>(chunks_.size());
+    chunks_.push_back({});
   }
-  std::uint32_t* at = &head;
-  while (*at != kEndOfList && links_[*at].op <= d) at = &links_[*at].next;
-  links_[node] = {d, *at};
-  *at = node;
+  Chunk& c = chunks_[chunk];
+  c.ops[0] = d;
+  c.count = 1;
+  c.next = kEndOfList;
+  return chunk;
 }
 
 void OpWindows::fetch(RankId r) {
@@ -81,19 +81,25 @@ void OpWindows::commit(RankId r, Window& w) {
     }
     LiveOp& dependent = w.at(d);
     LiveOp& prerequisite = w.at(p);
+    ++dependent.pending;
     if (on_start) {
-      ++dependent.pending_irequires;
-      insert(prerequisite.start_dependents, d);
+      append(prerequisite.start_dependents, d);
     } else {
-      ++dependent.pending_requires;
-      insert(prerequisite.finish_dependents, d);
+      append(prerequisite.finish_dependents, d);
     }
   };
+  // Each list stays ascending by appending: the piece's dependents come after every op
+  // already in the window, and among themselves in order once the edges are (producers
+  // usually give them so).
+  const auto by_dependent = [](const auto& a, const auto& b) { return a.first < b.first; };
+  for (auto* edges : {&piece_.requires_edges, &piece_.irequires_edges})
+    if (!std::is_sorted(edges->begin(), edges->end(), by_dependent))
+      std::stable_sort(edges->begin(), edges->end(), by_dependent);
   for (const auto& [d, p] : piece_.requires_edges) edge(d, p, false);
   for (const auto& [d, p] : piece_.irequires_edges) edge(d, p, true);
   if (w.pieces > 0)
     for (LocalOp i = first; i < end; ++i)
-      if (w.at(i).pending_requires == 0 && w.at(i).pending_irequires == 0)
+      if (w.at(i).pending == 0)
         throw StreamOrderError(where() + "op " + std::to_string(i) +
                                " waits for nothing not yet started when its piece arrives, so it cannot start when it "
                                "would in the whole schedule (every op of a later piece must depend on an op of its "

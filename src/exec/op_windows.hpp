@@ -34,19 +34,34 @@ class OpWindows {
  public:
   static constexpr std::uint32_t kEndOfList = 0xFFFFFFFFu;
 
+  // An op's dependents (pieces add to them after the op arrived): the first kNear in the op
+  // itself, which most ops never pass, the rest in a list of chunks of up to kChunk. Releasing
+  // an op then touches nothing but the op and its dependents, where a list of one link per
+  // dependent, allocated when the dependent arrived, cost a miss to memory per dependent.
+  template <std::uint32_t Near>
+  struct DependentList {
+    static constexpr std::uint32_t kNear = Near;
+    goal::LocalOp near[Near] = {};
+    std::uint32_t count = 0;
+    std::uint32_t first = kEndOfList;  // chunks, from the (Near + 1)th dependent on
+    std::uint32_t last = kEndOfList;
+  };
+
   // One op while it is in its rank's window: what the executor reads, and the dependency
-  // state, with its dependents as linked lists (pieces add to them after the op arrived).
+  // state.
   struct LiveOp {
     OpInfo info;
     std::uint64_t start = 0;  // once started
     std::uint32_t tag = 0;
-    std::uint32_t pending_requires = 0;
-    std::uint32_t pending_irequires = 0;
-    std::uint32_t finish_dependents = kEndOfList;  // ops that require it, ascending
-    std::uint32_t start_dependents = kEndOfList;   // ops that irequire it, ascending
+    // Prerequisites not yet met: ops it requires that have not finished, and ops it
+    // irequires that have not started. It is ready at 0.
+    std::uint32_t pending = 0;
+    DependentList<2> finish_dependents;  // ops that require it, ascending
+    DependentList<1> start_dependents;   // ops that irequire it (rarer), ascending
     OpState state = OpState::Waiting;
     bool in_flight = false;  // a send whose message has not been taken yet
   };
+  static_assert(sizeof(LiveOp) <= 72);
 
   // `hold_sends`: a started send stays in the window until message_taken().
   OpWindows(goal::ScheduleStream& stream, WindowOpFinished on_finished, bool hold_sends)
@@ -74,7 +89,7 @@ class OpWindows {
     fetch(r);
     for (goal::LocalOp i = w.base; i < w.end; ++i) {
       LiveOp& o = w.at(i);
-      if (o.pending_requires == 0 && o.pending_irequires == 0) {
+      if (o.pending == 0) {
         o.state = OpState::Ready;
         ready(i);
         w.wants_piece = true;
@@ -90,7 +105,7 @@ class OpWindows {
     o.state = OpState::Started;
     o.start = t;
     o.in_flight = hold_sends_ && o.info.kind == goal::OpKind::Send;
-    release_dependents(w, o.start_dependents, &LiveOp::pending_irequires, ready);
+    release_dependents(w, o.start_dependents, ready);
     if (w.wants_piece) fetch(r);
   }
 
@@ -101,7 +116,7 @@ class OpWindows {
     o.state = OpState::Finished;
     ++completed_;
     if (on_finished_) on_finished_(r, o.info.label, o.start, t);
-    release_dependents(w, o.finish_dependents, &LiveOp::pending_requires, ready);
+    release_dependents(w, o.finish_dependents, ready);
     retire(w);
     if (w.wants_piece) fetch(r);
   }
@@ -140,8 +155,10 @@ class OpWindows {
     const LiveOp& at(goal::LocalOp i) const { return ring[i & (ring.size() - 1)]; }
     void reserve(std::size_t live);
   };
-  struct Link {
-    goal::LocalOp op;
+  static constexpr std::uint32_t kChunk = 6;
+  struct Chunk {
+    goal::LocalOp ops[kChunk];
+    std::uint32_t count;
     std::uint32_t next;
   };
 
@@ -152,28 +169,48 @@ class OpWindows {
     if (d >= w.newest_piece) w.wants_piece = true;
   }
 
-  // Empties a dependents list, counting down `pending` (requires or irequires) in each
-  // dependent; those left waiting for nothing become ready.
-  template <typename F>
-  void release_dependents(Window& w, std::uint32_t& list, std::uint32_t LiveOp::*pending, F& ready) {
-    std::uint32_t link = list;
-    list = kEndOfList;
-    while (link != kEndOfList) {
-      const goal::LocalOp d = links_[link].op;
+  // Empties a dependents list, counting down each dependent's pending prerequisites; those
+  // left waiting for nothing become ready.
+  template <typename List, typename F>
+  void release_dependents(Window& w, List& list, F& ready) {
+    const List l = list;
+    list = List{};
+    auto count_down = [&](goal::LocalOp d) {
       LiveOp& x = w.at(d);
-      if (--(x.*pending) == 0 && x.pending_requires == 0 && x.pending_irequires == 0) release(w, x, d, ready);
-      link = free_link(link);
+      if (--x.pending == 0) release(w, x, d, ready);
+    };
+    for (std::uint32_t k = 0; k < std::min(l.count, List::kNear); ++k) count_down(l.near[k]);
+    for (std::uint32_t chunk = l.first; chunk != kEndOfList;) {
+      const Chunk c = chunks_[chunk];  // a copy: a ready callback may add chunks
+      for (std::uint32_t k = 0; k < c.count; ++k) count_down(c.ops[k]);
+      free_chunks_.push_back(chunk);
+      chunk = c.next;
     }
   }
 
-  std::uint32_t free_link(std::uint32_t link) {
-    const std::uint32_t next = links_[link].next;
-    links_[link].next = free_links_;
-    free_links_ = link;
-    return next;
+  // Appends d, which is at least every dependent already listed (see commit()).
+  template <typename List>
+  void append(List& list, goal::LocalOp d) {
+    if (list.count < List::kNear) {
+      list.near[list.count++] = d;
+      return;
+    }
+    ++list.count;
+    if (list.last != kEndOfList && chunks_[list.last].count < kChunk) {
+      Chunk& c = chunks_[list.last];
+      c.ops[c.count++] = d;
+      return;
+    }
+    const std::uint32_t chunk = new_chunk(d);
+    if (list.last == kEndOfList) {
+      list.first = chunk;
+    } else {
+      chunks_[list.last].next = chunk;
+    }
+    list.last = chunk;
   }
-
-  void insert(std::uint32_t& head, goal::LocalOp d);
+  // A chunk holding d alone.
+  std::uint32_t new_chunk(goal::LocalOp d);
   void retire(Window& w) {
     while (w.base != w.end) {
       const LiveOp& o = w.at(w.base);
@@ -190,8 +227,10 @@ class OpWindows {
   WindowOpFinished on_finished_;
   bool hold_sends_;
   std::vector<Window> windows_;
-  std::vector<Link> links_;
-  std::uint32_t free_links_ = kEndOfList;
+  std::vector<Chunk> chunks_;
+  // A stack, not a list through the chunks: taking a chunk then reads nothing of it, where
+  // following a list of chunks freed long ago costs a miss to memory each.
+  std::vector<std::uint32_t> free_chunks_;
   goal::SchedulePiece piece_;
   std::uint64_t completed_ = 0, ops_total_ = 0, live_ = 0, peak_live_ = 0;
 };

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -38,17 +39,13 @@ class FifoTable {
   }
 
   // Removes and returns the front of key's queue; the key must be present.
-  T pop(std::uint64_t key) {
-    std::size_t i = find(key);
-    Slot& s = slots_[i];
-    const std::uint32_t node = s.head;
-    T item = std::move(nodes_[node].item);
-    s.head = node == s.tail ? kNone : nodes_[node].next;
-    nodes_[node].item = T{};
-    nodes_[node].next = free_;
-    free_ = node;
-    if (s.head == kNone) erase_slot(i);
-    return item;
+  T pop(std::uint64_t key) { return pop_at(find(key)); }
+
+  // The front of key's queue, removed, or nothing when the key is absent: one lookup.
+  std::optional<T> try_pop(std::uint64_t key) {
+    const std::size_t i = find(key);
+    if (i == kNoSlot) return std::nullopt;
+    return pop_at(i);
   }
 
   // Every key with its queue's items, front first; keys in the table's order.
@@ -95,6 +92,18 @@ class FifoTable {
       if (slots_[i].head == kNone) return kNoSlot;
       if (slots_[i].key == key) return i;
     }
+  }
+
+  T pop_at(std::size_t i) {
+    Slot& s = slots_[i];
+    const std::uint32_t node = s.head;
+    T item = std::move(nodes_[node].item);
+    s.head = node == s.tail ? kNone : nodes_[node].next;
+    nodes_[node].item = T{};
+    nodes_[node].next = free_;
+    free_ = node;
+    if (s.head == kNone) erase_slot(i);
+    return item;
   }
 
   std::uint32_t new_node(T item) {

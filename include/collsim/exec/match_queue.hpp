@@ -27,7 +27,10 @@ class MatchQueue {
     const std::uint64_t seq = next_seq_++;
     if (source != goal::kAnySource && tag != goal::kAnyTag) {
       const std::uint64_t k = key(source, tag);
-      if (unexpected_.contains(k)) return take_unexpected(k);
+      if (auto m = unexpected_.try_pop(k)) {
+        --unexpected_count_;
+        return m->item;
+      }
       posted_.push(k, {seq, recv});
       ++posted_count_;
       return std::nullopt;
@@ -51,6 +54,16 @@ class MatchQueue {
   std::optional<Recv> arrive(std::uint32_t source, std::uint32_t tag, Msg msg) {
     const std::uint64_t seq = next_seq_++;
     const std::uint64_t k = key(source, tag);
+    if (wildcard_.empty()) {
+      // Only exact receives are posted: one lookup.
+      if (auto r = posted_.try_pop(k)) {
+        --posted_count_;
+        return r->item;
+      }
+      unexpected_.push(k, {seq, msg});
+      ++unexpected_count_;
+      return std::nullopt;
+    }
     const bool has_exact = posted_.contains(k);
     std::size_t wild = wildcard_.size();
     for (std::size_t w = 0; w < wildcard_.size(); ++w)

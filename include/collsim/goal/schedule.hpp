@@ -19,6 +19,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "collsim/goal/op.hpp"
@@ -152,6 +153,10 @@ class Schedule {
   static Schedule from_arrays(ScheduleArrays arrays);
   // Columns that live in memory kept alive by `owner` (e.g. a mapped file).
   static Schedule from_columns(const ScheduleColumns& columns, std::shared_ptr<const void> owner);
+  // The same, with validate()'s description returned instead of thrown, so that a reader can
+  // report it in its own terms (file and position); the schedule is validated once.
+  static std::variant<Schedule, std::string> checked(ScheduleArrays arrays);
+  static std::variant<Schedule, std::string> checked(const ScheduleColumns& columns, std::shared_ptr<const void> owner);
 
   std::uint32_t num_ranks() const { return c_.num_ranks; }
   std::uint64_t num_ops() const { return c_.kind.size(); }
