@@ -77,7 +77,7 @@ class FifoTable {
   };
   struct Node {
     T item{};
-    std::uint32_t next = kNone;  // the next node of its queue, or of the free list
+    std::uint32_t next = kNone;  // the next node of its queue
   };
 
   std::size_t mask() const { return slots_.size() - 1; }
@@ -100,16 +100,16 @@ class FifoTable {
     T item = std::move(nodes_[node].item);
     s.head = node == s.tail ? kNone : nodes_[node].next;
     nodes_[node].item = T{};
-    nodes_[node].next = free_;
-    free_ = node;
+    free_.push_back(node);
     if (s.head == kNone) erase_slot(i);
     return item;
   }
 
   std::uint32_t new_node(T item) {
-    std::uint32_t n = free_;
-    if (n != kNone) {
-      free_ = nodes_[n].next;
+    std::uint32_t n;
+    if (!free_.empty()) {
+      n = free_.back();
+      free_.pop_back();
       nodes_[n].item = std::move(item);
     } else {
       n = static_cast<std::uint32_t>(nodes_.size());
@@ -148,7 +148,8 @@ class FifoTable {
   std::vector<Slot> slots_;
   std::vector<Node> nodes_;
   std::size_t used_ = 0;
-  std::uint32_t free_ = kNone;
+  // Freed nodes, a stack: taking one reads nothing of it (a list through the nodes would).
+  std::vector<std::uint32_t> free_;
 };
 
 }  // namespace collsim::exec
