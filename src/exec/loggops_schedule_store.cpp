@@ -9,8 +9,6 @@ using goal::LocalOp;
 using goal::OpKind;
 using goal::RankId;
 
-// The dependents of each op are the schedule's edges reversed (a CSR per rank): for each
-// prerequisite, the ops that require it, then the ops that irequire it, each in op order.
 ScheduleStore::ScheduleStore(const goal::Schedule& schedule, bool record_times) : schedule_(schedule) {
   const goal::ScheduleColumns& c = schedule.columns();
   const RankId ranks = schedule.num_ranks();
@@ -19,7 +17,7 @@ ScheduleStore::ScheduleStore(const goal::Schedule& schedule, bool record_times) 
   dependent_base_.resize(ranks);
   dependents_ = HugePageArray<std::uint32_t>(schedule.num_requires() + schedule.num_irequires());
   std::uint8_t max_cpu = 0, max_nic = 0;
-  std::vector<std::uint32_t> finish_next, start_next;  // per op of the rank at hand: where its next dependent goes
+  std::vector<std::uint32_t> scratch;
   std::uint64_t next_dependent = 0;
   for (RankId r = 0; r < ranks; ++r) {
     const goal::RankOps ops = schedule.rank(r);
@@ -31,13 +29,7 @@ ScheduleStore::ScheduleStore(const goal::Schedule& schedule, bool record_times) 
     first_record_[r] = g0 + r;
     dependent_base_[r] = next_dependent;
     Record* rank = records_.data() + g0 + r;
-    // The rank's CSR rows (see schedule.hpp): offsets by local op, targets rank-local.
-    const std::uint32_t* req_offset = c.requires_offset.data() + g0 + r;
-    const std::uint32_t* req_target = c.requires_target.data() + c.requires_begin[r];
-    const std::uint32_t* ireq_offset = c.irequires_offset.data() + g0 + r;
-    const std::uint32_t* ireq_target = c.irequires_target.data() + c.irequires_begin[r];
-    finish_next.assign(n, 0);
-    start_next.assign(n, 0);
+    const goal::RankOps::Rows req = ops.requires_rows(), ireq = ops.irequires_rows();
     for (LocalOp i = 0; i < n; ++i) {
       const std::uint64_t g = g0 + i;
       Record& o = rank[i];
@@ -49,28 +41,14 @@ ScheduleStore::ScheduleStore(const goal::Schedule& schedule, bool record_times) 
       o.nic = c.nic[g];
       max_cpu = std::max(max_cpu, o.cpu);
       max_nic = std::max(max_nic, o.nic);
-      o.pending = (req_offset[i + 1] - req_offset[i]) + (ireq_offset[i + 1] - ireq_offset[i]);
+      o.pending = (req.offset[i + 1] - req.offset[i]) + (ireq.offset[i + 1] - ireq.offset[i]);
     }
-    for (std::uint32_t k = 0; k < req_offset[n]; ++k) ++finish_next[req_target[k]];
-    for (std::uint32_t k = 0; k < ireq_offset[n]; ++k) ++start_next[ireq_target[k]];
-    std::uint32_t next = 0;
-    for (LocalOp i = 0; i < n; ++i) {
-      rank[i].first_dependent = next;
-      const std::uint32_t finishing = finish_next[i];
-      finish_next[i] = next;
-      next += finishing;
-      rank[i].first_start_dependent = next;
-      const std::uint32_t starting = start_next[i];
-      start_next[i] = next;
-      next += starting;
-    }
+    const std::uint32_t next = reverse_dependencies(
+        ops, dependents_.data() + next_dependent, scratch, [&](LocalOp i, std::uint32_t first, std::uint32_t start) {
+          rank[i].first_dependent = first;
+          rank[i].first_start_dependent = start;
+        });
     rank[n].first_dependent = next;
-    // Filling in op order keeps each list in op order.
-    std::uint32_t* dependents = dependents_.data() + next_dependent;
-    for (LocalOp i = 0; i < n; ++i) {
-      for (std::uint32_t k = req_offset[i]; k < req_offset[i + 1]; ++k) dependents[finish_next[req_target[k]]++] = i;
-      for (std::uint32_t k = ireq_offset[i]; k < ireq_offset[i + 1]; ++k) dependents[start_next[ireq_target[k]]++] = i;
-    }
     next_dependent += next;
   }
   first_record_[ranks] = records_.size();

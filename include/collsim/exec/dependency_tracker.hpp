@@ -15,6 +15,38 @@ namespace collsim::exec {
 
 enum class OpState : std::uint8_t { Waiting, Ready, Started, Finished };
 
+// One rank's dependency edges reversed, as one CSR: for each op, the ops that require it
+// (released when it finishes), then the ops that irequire it (released when it starts), each
+// in op order, written to `dependents` (num_requires() + num_irequires() entries). Calls
+// lists(i, first, first_start) with where op i's two lists begin; returns where the last
+// one ends. `scratch` is working space, reused across ranks.
+template <typename Lists>
+std::uint32_t reverse_dependencies(const goal::RankOps& ops, std::uint32_t* dependents,
+                                   std::vector<std::uint32_t>& scratch, Lists&& lists) {
+  const std::uint32_t n = ops.num_ops();
+  const goal::RankOps::Rows req = ops.requires_rows(), ireq = ops.irequires_rows();
+  // Counts, then where each op's next dependent goes: [0, n) for requires, [n, 2n) irequires.
+  scratch.assign(2 * std::size_t{n}, 0);
+  std::uint32_t* finish_next = scratch.data();
+  std::uint32_t* start_next = scratch.data() + n;
+  for (std::uint32_t k = 0; k < req.offset[n]; ++k) ++finish_next[req.target[k]];
+  for (std::uint32_t k = 0; k < ireq.offset[n]; ++k) ++start_next[ireq.target[k]];
+  std::uint32_t next = 0;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const std::uint32_t finishing = finish_next[i], starting = start_next[i];
+    finish_next[i] = next;
+    start_next[i] = next + finishing;
+    lists(i, next, next + finishing);
+    next += finishing + starting;
+  }
+  // Filling in op order keeps each list in op order.
+  for (std::uint32_t i = 0; i < n; ++i) {
+    for (std::uint32_t k = req.offset[i]; k < req.offset[i + 1]; ++k) dependents[finish_next[req.target[k]]++] = i;
+    for (std::uint32_t k = ireq.offset[i]; k < ireq.offset[i + 1]; ++k) dependents[start_next[ireq.target[k]]++] = i;
+  }
+  return next;
+}
+
 class DependencyTracker {
  public:
   explicit DependencyTracker(const goal::RankOps& ops);

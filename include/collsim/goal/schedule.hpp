@@ -123,6 +123,18 @@ class RankOps {
   std::span<const std::uint32_t> irequires_of(LocalOp i) const {
     return row(c_->irequires_offset, c_->irequires_target, c_->irequires_begin[rank_], i);
   }
+  // The rank's CSR rows whole (see the layout above): num_ops + 1 offsets, from 0, into
+  // rank-local targets; for loops over every edge.
+  struct Rows {
+    const std::uint32_t* offset;
+    const std::uint32_t* target;
+  };
+  Rows requires_rows() const {
+    return {c_->requires_offset.data() + first_ + rank_, c_->requires_target.data() + c_->requires_begin[rank_]};
+  }
+  Rows irequires_rows() const {
+    return {c_->irequires_offset.data() + first_ + rank_, c_->irequires_target.data() + c_->irequires_begin[rank_]};
+  }
   std::uint64_t num_requires() const { return c_->requires_begin[rank_ + 1] - c_->requires_begin[rank_]; }
   std::uint64_t num_irequires() const {
     return c_->irequires_begin[rank_ + 1] - c_->irequires_begin[rank_];
