@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <tuple>
 #include <vector>
 
@@ -105,6 +106,56 @@ TEST(LogGOPSStream, SameAsTheWholeSchedule) {
   EXPECT_EQ(whole.rank_finish, streamed.run.rank_finish);
   EXPECT_EQ(whole.events, streamed.run.events);
   EXPECT_EQ(whole.loggopsim_events, streamed.run.loggopsim_events);
+}
+
+TEST(LogGOPSStream, ManyDependentsInAnyEdgeOrderAsTheWholeSchedule) {
+  // Op 0 (a calc of 10 ns) is required by ops 1-20 and irequired by ops 21-28, more than an
+  // op keeps itself (its dependents spill into chunks); ops 9-28 come in a second piece whose
+  // edges are listed backwards. The calcs share 3 cpus, so every op's times depend on the
+  // order in which op 0 releases them: it must be the whole schedule's, by op index.
+  std::vector<Op> first_ops{Op::calc(10)}, second_ops;
+  std::vector<std::pair<goal::LocalOp, goal::LocalOp>> first_requires, second_requires, second_irequires;
+  for (goal::LocalOp i = 1; i <= 28; ++i) {
+    const Op op = Op::calc(5 + i % 4, static_cast<std::uint8_t>(i % 3));
+    (i <= 8 ? first_ops : second_ops).push_back(op);
+    if (i <= 8) {
+      first_requires.emplace_back(i, 0);
+    } else if (i <= 20) {
+      second_requires.emplace_back(i, 0);
+    } else {
+      second_irequires.emplace_back(i, 0);
+    }
+  }
+  std::reverse(second_requires.begin(), second_requires.end());
+  std::reverse(second_irequires.begin(), second_irequires.end());
+  std::vector<std::uint8_t> first_labels, second_labels;
+  for (std::uint8_t i = 0; i <= 8; ++i) first_labels.push_back(i);
+  for (std::uint8_t i = 9; i <= 28; ++i) second_labels.push_back(i);
+  SchedulePiece second = piece(second_ops, second_requires, second_labels);
+  second.irequires_edges = second_irequires;
+  ListedStream stream({{piece(first_ops, first_requires, first_labels), second}});
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> streamed(29);
+  LogGOPSStreamOptions options;
+  options.on_finished = [&](goal::RankId, std::uint8_t label, std::uint64_t start, std::uint64_t end) {
+    streamed[label] = {start, end};
+  };
+  const LogGOPSStreamResult r = simulate_loggops_stream(stream, hand_params(), options);
+  ASSERT_TRUE(r.run.complete);
+
+  goal::ScheduleBuilder b(1);
+  b.begin_rank(0);
+  for (const Op& op : first_ops) b.add(op);
+  for (const Op& op : second_ops) b.add(op);
+  for (goal::LocalOp i = 1; i <= 20; ++i) b.add_requires(i, 0);
+  for (goal::LocalOp i = 21; i <= 28; ++i) b.add_irequires(i, 0);
+  b.end_rank();
+  LogGOPSOptions whole_options;
+  whole_options.record_op_times = true;
+  const LogGOPSResult whole = simulate_loggops(b.finish(), hand_params(), whole_options);
+  for (goal::LocalOp i = 0; i <= 28; ++i)
+    EXPECT_EQ(streamed[i], std::make_pair(whole.op_start[i], whole.op_end[i])) << "op " << i;
+  EXPECT_EQ(whole.rank_finish, r.run.rank_finish);
+  EXPECT_EQ(whole.op_end[0], 10u);  // op 0 alone on cpu 0 at time 0
 }
 
 TEST(LogGOPSStream, FinishedOpsLeaveTheWindow) {
