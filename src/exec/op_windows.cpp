@@ -18,6 +18,14 @@ void OpWindows::Window::reserve(std::size_t live) {
   ring = std::move(grown);
 }
 
+void OpWindows::Window::shrink_if_sparse() {
+  const std::size_t live = end - base;
+  if (ring.size() <= 64 || 4 * live > ring.size()) return;
+  std::vector<LiveOp> shrunk(ring.size() / 2);
+  for (LocalOp i = base; i != end; ++i) shrunk[i & (shrunk.size() - 1)] = at(i);
+  ring = std::move(shrunk);
+}
+
 std::uint32_t OpWindows::new_chunk(LocalOp d) {
   std::uint32_t chunk;
   if (!free_chunks_.empty()) {

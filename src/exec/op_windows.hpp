@@ -154,6 +154,11 @@ class OpWindows {
     LiveOp& at(goal::LocalOp i) { return ring[i & (ring.size() - 1)]; }
     const LiveOp& at(goal::LocalOp i) const { return ring[i & (ring.size() - 1)]; }
     void reserve(std::size_t live);
+    // Halves the ring while a quarter of it would hold the live ops: a rank's peak (the
+    // pipeline stage's backward passes and its DP reduction) passes, and the ranks of a
+    // step peak at different times, so rings kept at their peak size hold several times
+    // the ops in flight at any moment.
+    void shrink_if_sparse();
   };
   static constexpr std::uint32_t kChunk = 6;
   struct Chunk {
@@ -212,12 +217,14 @@ class OpWindows {
   // A chunk holding d alone.
   std::uint32_t new_chunk(goal::LocalOp d);
   void retire(Window& w) {
+    const goal::LocalOp base = w.base;
     while (w.base != w.end) {
       const LiveOp& o = w.at(w.base);
       if (o.state != OpState::Finished || o.in_flight) break;
       ++w.base;
       --live_;
     }
+    if (w.base != base) w.shrink_if_sparse();
   }
   // Brings rank r's next non-empty piece into its window (nothing when the stream is done).
   void fetch(goal::RankId r);
