@@ -158,6 +158,43 @@ TEST(LogGOPSStream, ManyDependentsInAnyEdgeOrderAsTheWholeSchedule) {
   EXPECT_EQ(whole.op_end[0], 10u);  // op 0 alone on cpu 0 at time 0
 }
 
+TEST(LogGOPSStream, AWindowThatGrewAndEmptiesGivesTheWholeSchedulesTimes) {
+  // 300 calcs on 4 cpus after op 0 grow the window's ring past 256 slots; a chain of 600
+  // calcs, one per piece, follows while they drain, so the ring shrinks with ops still in it.
+  std::vector<Op> wide{Op::calc(1)};
+  std::vector<std::pair<goal::LocalOp, goal::LocalOp>> wide_requires;
+  for (goal::LocalOp i = 1; i <= 300; ++i) {
+    wide.push_back(Op::calc(i % 7 + 1, static_cast<std::uint8_t>(i % 4)));
+    wide_requires.emplace_back(i, 0);
+  }
+  std::vector<SchedulePiece> pieces{piece(wide, wide_requires)};
+  goal::ScheduleBuilder b(1);
+  b.begin_rank(0);
+  for (const Op& op : wide) b.add(op);
+  for (const auto& [d, p] : wide_requires) b.add_requires(d, p);
+  for (goal::LocalOp i = 301; i <= 900; ++i) {
+    pieces.push_back(piece({Op::calc(2, static_cast<std::uint8_t>(i % 2))}, {{i, i - 1}}));
+    b.add(Op::calc(2, static_cast<std::uint8_t>(i % 2)));
+    b.add_requires(i, i - 1);
+  }
+  b.end_rank();
+  ListedStream stream({pieces});
+  std::vector<std::uint64_t> ends;
+  LogGOPSStreamOptions options;
+  options.on_finished = [&](goal::RankId, std::uint8_t, std::uint64_t, std::uint64_t end) { ends.push_back(end); };
+  const LogGOPSStreamResult r = simulate_loggops_stream(stream, hand_params(), options);
+  ASSERT_TRUE(r.run.complete);
+  LogGOPSOptions whole_options;
+  whole_options.record_op_times = true;
+  const LogGOPSResult whole = simulate_loggops(b.finish(), hand_params(), whole_options);
+  std::vector<std::uint64_t> whole_ends = whole.op_end;
+  std::sort(ends.begin(), ends.end());
+  std::sort(whole_ends.begin(), whole_ends.end());
+  EXPECT_EQ(ends, whole_ends);
+  EXPECT_EQ(r.run.rank_finish, whole.rank_finish);
+  EXPECT_GE(r.peak_live_ops, 300u);
+}
+
 TEST(LogGOPSStream, FinishedOpsLeaveTheWindow) {
   // 1000 calcs of 3 ns in a chain, one per piece: at most the running op and the piece
   // fetched ahead of it are held at once.
