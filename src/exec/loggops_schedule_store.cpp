@@ -9,16 +9,13 @@ using goal::LocalOp;
 using goal::OpKind;
 using goal::RankId;
 
-ScheduleStore::ScheduleStore(const goal::Schedule& schedule, bool record_times) : schedule_(schedule) {
-  const goal::ScheduleColumns& c = schedule.columns();
+ScheduleStore::ScheduleStore(const goal::Schedule& schedule, bool record_times)
+    : schedule_(schedule), c_(schedule.columns()) {
   const RankId ranks = schedule.num_ranks();
   records_ = HugePageArray<Record>(schedule.num_ops() + ranks);
-  first_record_.resize(ranks + std::size_t{1});
-  dependent_base_.resize(ranks);
   dependents_ = HugePageArray<std::uint32_t>(schedule.num_requires() + schedule.num_irequires());
   std::uint8_t max_cpu = 0, max_nic = 0;
   std::vector<std::uint32_t> scratch;
-  std::uint64_t next_dependent = 0;
   for (RankId r = 0; r < ranks; ++r) {
     const goal::RankOps ops = schedule.rank(r);
     const LocalOp n = ops.num_ops();
@@ -26,32 +23,28 @@ ScheduleStore::ScheduleStore(const goal::Schedule& schedule, bool record_times) 
     if (ops.num_requires() + ops.num_irequires() > 0xFFFFFFFFull)
       throw std::invalid_argument("LogGOPS mode: rank " + std::to_string(r) + " has 2^32 dependencies or more");
     const std::uint64_t g0 = ops.first_global_op();
-    first_record_[r] = g0 + r;
-    dependent_base_[r] = next_dependent;
-    Record* rank = records_.data() + g0 + r;
+    Record* rank = records_.data() + first_record(r);
     const goal::RankOps::Rows req = ops.requires_rows(), ireq = ops.irequires_rows();
     for (LocalOp i = 0; i < n; ++i) {
       const std::uint64_t g = g0 + i;
       Record& o = rank[i];
-      o.size = c.size[g];
-      o.peer = c.peer[g];
-      o.tag = c.tag[g];
-      o.kind = c.kind[g];
-      o.cpu = c.cpu[g];
-      o.nic = c.nic[g];
+      o.size = c_.size[g];
+      o.peer = c_.peer[g];
+      o.tag = c_.tag[g];
+      o.kind = c_.kind[g];
+      o.cpu = c_.cpu[g];
+      o.nic = c_.nic[g];
       max_cpu = std::max(max_cpu, o.cpu);
       max_nic = std::max(max_nic, o.nic);
       o.pending = (req.offset[i + 1] - req.offset[i]) + (ireq.offset[i + 1] - ireq.offset[i]);
     }
     const std::uint32_t next = reverse_dependencies(
-        ops, dependents_.data() + next_dependent, scratch, [&](LocalOp i, std::uint32_t first, std::uint32_t start) {
+        ops, dependents_.data() + dependent_base(r), scratch, [&](LocalOp i, std::uint32_t first, std::uint32_t start) {
           rank[i].first_dependent = first;
           rank[i].first_start_dependent = start;
         });
     rank[n].first_dependent = next;
-    next_dependent += next;
   }
-  first_record_[ranks] = records_.size();
   num_cpus_ = max_cpu + 1u;
   num_nics_ = max_nic + 1u;
   if (record_times) {

@@ -40,8 +40,8 @@ class ScheduleStore {
 
   template <typename F>
   void initially_ready(goal::RankId r, F&& ready) {
-    const std::uint64_t first = first_record_[r];
-    const goal::LocalOp n = static_cast<goal::LocalOp>(first_record_[r + 1] - first - 1);
+    const std::uint64_t first = first_record(r);
+    const goal::LocalOp n = static_cast<goal::LocalOp>(first_record(r + 1) - first - 1);
     for (goal::LocalOp i = 0; i < n; ++i) {
       Record& o = records_[first + i];
       if (o.pending == 0) {
@@ -55,7 +55,7 @@ class ScheduleStore {
   // the schedule's edges (by dependent index), as DependencyTracker does.
   template <typename F>
   void start(goal::RankId r, goal::LocalOp i, std::uint64_t t, F&& ready) {
-    Record* rank = records_.data() + first_record_[r];
+    Record* rank = records_.data() + first_record(r);
     Record& o = rank[i];
     o.state = OpState::Started;
     release(r, rank, o.first_start_dependent, rank[i + 1].first_dependent, ready);
@@ -64,12 +64,12 @@ class ScheduleStore {
 
   template <typename F>
   void finish(goal::RankId r, goal::LocalOp i, std::uint64_t t, F&& ready) {
-    Record* rank = records_.data() + first_record_[r];
+    Record* rank = records_.data() + first_record(r);
     // A rank's ops finish roughly in order: ask for the lines of its next ops and their
     // dependents ahead of time.
-    __builtin_prefetch(records_.data() + std::min(first_record_[r] + i + 4, records_.size() - 1));
+    __builtin_prefetch(records_.data() + std::min(first_record(r) + i + 4, records_.size() - 1));
     Record& o = rank[i];
-    __builtin_prefetch(dependents_.data() + std::min(dependent_base_[r] + o.first_dependent + 16, dependents_.size()));
+    __builtin_prefetch(dependents_.data() + std::min(dependent_base(r) + o.first_dependent + 16, dependents_.size()));
     o.state = OpState::Finished;
     ++completed_;
     release(r, rank, o.first_dependent, o.first_start_dependent, ready);
@@ -84,8 +84,8 @@ class ScheduleStore {
   }
 
  private:
-  // Op i of a rank is its records_[first_record_[r] + i]; a last record per rank closes the
-  // dependents of its last op. Its dependents are dependents_[dependent_base_[r] +
+  // Op i of a rank is its records_[first_record(r) + i]; a last record per rank closes the
+  // dependents of its last op. Its dependents are dependents_[dependent_base(r) +
   // [first_dependent, first_start_dependent)] (they require it: released when it finishes),
   // then up to the next record's first_dependent (they irequire it: released when it starts).
   // `pending` counts both kinds of prerequisite not yet met: an op is ready when it is 0.
@@ -103,12 +103,16 @@ class ScheduleStore {
   };
   static_assert(sizeof(Record) == 32);
 
-  const Record& record(goal::RankId r, goal::LocalOp i) const { return records_[first_record_[r] + i]; }
-  std::uint64_t global(goal::RankId r, goal::LocalOp i) const { return schedule_.columns().op_begin[r] + i; }
+  const Record& record(goal::RankId r, goal::LocalOp i) const { return records_[first_record(r) + i]; }
+  // The schedule's own layout: a rank's records sit where its CSR offsets do (one more per
+  // rank than it has ops), and its dependents where its requires and irequires edges begin.
+  std::uint64_t first_record(goal::RankId r) const { return c_.op_begin[r] + r; }
+  std::uint64_t dependent_base(goal::RankId r) const { return c_.requires_begin[r] + c_.irequires_begin[r]; }
+  std::uint64_t global(goal::RankId r, goal::LocalOp i) const { return c_.op_begin[r] + i; }
 
   template <typename F>
   void release(goal::RankId r, Record* rank, std::uint32_t begin, std::uint32_t end, F& ready) {
-    const std::uint32_t* dependents = dependents_.data() + dependent_base_[r];
+    const std::uint32_t* dependents = dependents_.data() + dependent_base(r);
     for (std::uint32_t k = begin; k < end; ++k) {
       const goal::LocalOp d = dependents[k];
       Record& dependent = rank[d];
@@ -120,9 +124,8 @@ class ScheduleStore {
   }
 
   const goal::Schedule& schedule_;
+  const goal::ScheduleColumns c_;  // a copy of the views: one load less per op looked up
   HugePageArray<Record> records_;
-  std::vector<std::uint64_t> first_record_;    // per rank, and one past the last
-  std::vector<std::uint64_t> dependent_base_;  // per rank
   HugePageArray<std::uint32_t> dependents_;   // rank-local op indices
   unsigned num_cpus_ = 1, num_nics_ = 1;
   std::uint64_t completed_ = 0;
