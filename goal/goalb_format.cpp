@@ -110,15 +110,19 @@ bool aligned(const ScheduleColumns& c) {
   return ok;
 }
 
+// The schedule, or the reader's error naming the file when it is not consistent.
+Schedule valid_or_fail(std::variant<Schedule, std::string> checked, const detail::ByteReader& in) {
+  if (auto* problem = std::get_if<std::string>(&checked)) in.fail(0, "inconsistent schedule: " + *problem);
+  return std::move(std::get<Schedule>(checked));
+}
+
 }  // namespace
 
 Schedule parse_goalb(std::span<const std::byte> bytes, const std::string& file_name) {
   const detail::ByteReader in(bytes, file_name);
   const ScheduleColumns located = locate_columns(bytes, in);
   // The caller keeps `bytes`, so the schedule gets its own copy of the columns.
-  auto schedule = Schedule::checked(copy_columns(located));
-  if (auto* problem = std::get_if<std::string>(&schedule)) in.fail(0, "inconsistent schedule: " + *problem);
-  return std::move(std::get<Schedule>(schedule));
+  return valid_or_fail(Schedule::checked(copy_columns(located)), in);
 }
 
 Schedule read_goalb_file(const std::string& path) {
@@ -127,9 +131,7 @@ Schedule read_goalb_file(const std::string& path) {
   const detail::ByteReader in(file->bytes(), path);
   const ScheduleColumns columns = locate_columns(file->bytes(), in);
   if (!aligned(columns)) return parse_goalb(file->bytes(), path);
-  auto schedule = Schedule::checked(columns, std::move(file));
-  if (auto* problem = std::get_if<std::string>(&schedule)) in.fail(0, "inconsistent schedule: " + *problem);
-  return std::move(std::get<Schedule>(schedule));
+  return valid_or_fail(Schedule::checked(columns, std::move(file)), in);
 }
 
 void write_goalb(const Schedule& schedule, std::ostream& out) {

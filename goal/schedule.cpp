@@ -182,16 +182,17 @@ Schedule Schedule::adopt(ScheduleArrays arrays) {
   return Schedule(columns, std::move(owned));
 }
 
-Schedule Schedule::from_arrays(ScheduleArrays arrays) {
-  auto s = checked(std::move(arrays));
-  if (auto* e = std::get_if<std::string>(&s)) throw std::invalid_argument("invalid schedule: " + *e);
-  return std::move(std::get<Schedule>(s));
+namespace {
+Schedule valid_or_throw(std::variant<Schedule, std::string> checked) {
+  if (auto* e = std::get_if<std::string>(&checked)) throw std::invalid_argument("invalid schedule: " + *e);
+  return std::move(std::get<Schedule>(checked));
 }
+}  // namespace
+
+Schedule Schedule::from_arrays(ScheduleArrays arrays) { return valid_or_throw(checked(std::move(arrays))); }
 
 Schedule Schedule::from_columns(const ScheduleColumns& columns, std::shared_ptr<const void> owner) {
-  auto s = checked(columns, std::move(owner));
-  if (auto* e = std::get_if<std::string>(&s)) throw std::invalid_argument("invalid schedule: " + *e);
-  return std::move(std::get<Schedule>(s));
+  return valid_or_throw(checked(columns, std::move(owner)));
 }
 
 std::variant<Schedule, std::string> Schedule::checked(ScheduleArrays arrays) {

@@ -9,21 +9,21 @@ using goal::LocalOp;
 using goal::OpKind;
 using goal::RankId;
 
+void OpWindows::Window::resize(std::size_t size) {
+  std::vector<LiveOp> moved(size);
+  for (LocalOp i = base; i != end; ++i) moved[i & (size - 1)] = at(i);
+  ring = std::move(moved);
+}
+
 void OpWindows::Window::reserve(std::size_t live) {
   if (live <= ring.size()) return;
   std::size_t size = std::max<std::size_t>(ring.size(), 64);
   while (size < live) size *= 2;
-  std::vector<LiveOp> grown(size);
-  for (LocalOp i = base; i != end; ++i) grown[i & (size - 1)] = at(i);
-  ring = std::move(grown);
+  resize(size);
 }
 
 void OpWindows::Window::shrink_if_sparse() {
-  const std::size_t live = end - base;
-  if (ring.size() <= 64 || 4 * live > ring.size()) return;
-  std::vector<LiveOp> shrunk(ring.size() / 2);
-  for (LocalOp i = base; i != end; ++i) shrunk[i & (shrunk.size() - 1)] = at(i);
-  ring = std::move(shrunk);
+  if (ring.size() > 64 && 4 * std::size_t{end - base} <= ring.size()) resize(ring.size() / 2);
 }
 
 std::uint32_t OpWindows::new_chunk(LocalOp d) {

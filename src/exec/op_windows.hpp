@@ -159,6 +159,8 @@ class OpWindows {
     // step peak at different times, so rings kept at their peak size hold several times
     // the ops in flight at any moment.
     void shrink_if_sparse();
+    // A ring of `size` slots (a power of two) holding the live ops.
+    void resize(std::size_t size);
   };
   static constexpr std::uint32_t kChunk = 6;
   struct Chunk {
