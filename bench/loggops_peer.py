@@ -34,21 +34,10 @@ import tempfile
 import time
 
 from exec_packet import write_atlahs_ring
+from timed_run import timed
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PARAMS = {"L": 2000000, "o": 0, "g": 0, "G": 40, "O": 0, "S": 1000000000}
-
-
-def timed(cmd):
-    """(stdout, wall s, cpu s, peak RSS bytes) of one run of cmd."""
-    with tempfile.NamedTemporaryFile("r", suffix=".time") as t:
-        start = time.perf_counter()
-        r = subprocess.run(["/usr/bin/time", "-o", t.name, "-f", "%U %S %M"] + cmd, capture_output=True, text=True)
-        wall = time.perf_counter() - start
-        if r.returncode != 0:
-            raise SystemExit(f"{' '.join(cmd)} failed ({r.returncode}):\n{r.stderr[-2000:]}")
-        user, system, rss_kb = t.read().split()[-3:]
-    return r.stdout, wall, float(user) + float(system), int(rss_kb) * 1024
 
 
 def run_peer(peer, path):

@@ -2,6 +2,8 @@
 
 import re
 import subprocess
+import tempfile
+import time
 
 
 def run_timed(cmd, timeout=None):
@@ -16,3 +18,16 @@ def run_timed(cmd, timeout=None):
     for part in wall.split(":"):
         seconds = seconds * 60 + float(part)
     return r.stdout, seconds, rss_kb * 1024
+
+
+def timed(cmd, cwd=None):
+    """(stdout, wall s, cpu s, peak RSS bytes) of one run of cmd (in cwd, if given)."""
+    with tempfile.NamedTemporaryFile("r", suffix=".time") as t:
+        start = time.perf_counter()
+        r = subprocess.run(["/usr/bin/time", "-o", t.name, "-f", "%U %S %M"] + cmd, capture_output=True, text=True,
+                           cwd=cwd)
+        wall = time.perf_counter() - start
+        if r.returncode != 0:
+            raise SystemExit(f"{' '.join(cmd)} failed ({r.returncode}):\n{r.stderr[-2000:]}")
+        user, system, rss_kb = t.read().split()[-3:]
+    return r.stdout, wall, float(user) + float(system), int(rss_kb) * 1024

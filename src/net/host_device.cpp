@@ -18,8 +18,8 @@ Host::Host(const FabricContext& ctx, topo::NodeId node, std::unique_ptr<HostApp>
     : Device(ctx, node),
       index_(ctx.topology.node(node).index),
       app_(std::move(app)),
-      single_path_(ctx.params.routing == RoutingMode::Ecmp || ctx.params.routing == RoutingMode::Minimal ||
-                   ctx.params.routing == RoutingMode::DimensionOrder),
+      one_wire_in_(ctx.params.routing == RoutingMode::Ecmp || ctx.params.routing == RoutingMode::Minimal ||
+                   ctx.params.routing == RoutingMode::DimensionOrder || ctx.topology.ports(node).size() == 1),
       train_packets_(max_train_packets(ctx.params)) {
   nic_.resize(ports_.size());
 }
@@ -339,7 +339,7 @@ void Host::on_packet(const Packet& p) {
 }
 
 bool Host::take_early(const Packet& p) {
-  if (!single_path_ || p.kind != PacketKind::Data || p.bytes > ctx_.params.mtu_bytes) return false;
+  if (!one_wire_in_ || p.kind != PacketKind::Data || p.bytes > ctx_.params.mtu_bytes) return false;
   if (p.flags & (packet_flag::kLast | packet_flag::kEcnMarked | packet_flag::kAckRequest)) return false;
   if (receiver_key(p.src, p.flow) != last_receiver_key_) return false;
   const Receiver& r = *last_receiver_;
@@ -402,14 +402,18 @@ void Host::receive_data(const Packet& p) {
   // would have seen per-packet ACKs.
   const bool requested = (p.flags & packet_flag::kAckRequest) != 0;
   r.since_ack += count;
-  if (r.since_ack >= fp.ack_every || complete || duplicate || !in_order || requested) {
+  // Out of order says a packet was lost only when the fabric drops: a lossless fabric
+  // reorders only by spreading a flow over paths, and there an ACK per packet would tell
+  // the sender nothing (a cumulative ACK has nothing new to say) at twice the events.
+  const bool gap = !in_order && !fp.lossless;
+  if (r.since_ack >= fp.ack_every || complete || duplicate || gap || requested) {
     // The ACKs the packets of a train would have drawn go back as one unit of their size
     // (they take the reverse wire's time as they would); what is left over counts on.
     std::uint32_t acks = 1;
     if (r.since_ack >= fp.ack_every) {
       acks = r.since_ack / fp.ack_every;
       r.since_ack %= fp.ack_every;
-      if (complete || duplicate || !in_order || requested) r.since_ack = 0;
+      if (complete || duplicate || gap || requested) r.since_ack = 0;
     } else {
       r.since_ack = 0;
     }

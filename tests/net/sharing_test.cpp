@@ -132,6 +132,25 @@ TEST(Sharing, EcmpSpreadsAPermutationOverSpines) {
   EXPECT_LT(makespan(spray_run), makespan(ecmp_run));
 }
 
+TEST(Sharing, SprayedPacketsOutOfOrderDrawAnAckPerGapOnlyWhenTheFabricDrops) {
+  // Spraying reorders a flow's packets. Lossless, nothing is lost: the receiver acknowledges
+  // every ack_every-th packet it holds (the last among them), so a flow of 512 packets draws
+  // 512 / 16 = 32 ACKs whatever the order. Lossy, a packet past a gap may mean a loss, and
+  // each one draws an ACK at once: more ACKs, from the same permutation.
+  const topo::Topology t = testing::leaf_spine(8, 16, 16, gbps(100), ns(500));
+  const auto flows = make_flow_pattern(FlowPattern::Permutation, 128, 2 << 20, 7, 0);
+  FabricParams lossless;
+  lossless.routing = RoutingMode::Spray;
+  const auto quiet = testing::run(t, lossless, flows);
+  EXPECT_EQ(quiet.totals.bytes_delivered, 128u * (2u << 20));
+  EXPECT_EQ(quiet.totals.acks, 128u * 512 / 16);
+  FabricParams lossy = lossless;
+  lossy.lossless = false;
+  const auto eager = testing::run(t, lossy, flows);
+  EXPECT_EQ(eager.totals.bytes_delivered, 128u * (2u << 20));
+  EXPECT_GT(eager.totals.acks, 2 * quiet.totals.acks);
+}
+
 TEST(Sharing, DcqcnConvergesToFairShares) {
   // A starts alone; B joins at t0. With fair sharing from then on, A finishes at
   // 2S/R - t0 and B at 2S/R (S = bytes, R = line rate; derivation in the commit notes of this

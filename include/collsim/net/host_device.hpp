@@ -245,7 +245,7 @@ class Host final : public Device {
   };
   std::unordered_map<QueuePair, FlowId, QueuePairHash> queue_tail_;  // the last flow started on each
   HostStats stats_;
-  bool single_path_;  // every flow's packets follow one path (per-flow routing)
+  bool one_wire_in_;  // every flow's packets reach this host over one wire (per-flow routing, or one port)
   std::uint32_t train_packets_;  // packets in a full train; 1: trains off
 };
 
