@@ -344,8 +344,11 @@ bool Host::take_early(const Packet& p) {
   if (receiver_key(p.src, p.flow) != last_receiver_key_) return false;
   const Receiver& r = *last_receiver_;
   // What receive_data does at the packet's own time with `now()` or toward others (the first
-  // packet, a gap, completion, an ACK, a CNP) rules it out; what is left is bookkeeping.
-  if (r.delivered || r.count == 0 || p.seq != r.expected || r.total != 0 || r.since_ack + 1 >= ctx_.params.ack_every)
+  // packet, a gap on a lossy fabric, a duplicate, completion, an ACK, a CNP) rules it out;
+  // what is left is bookkeeping.
+  const bool unseen = p.seq / 64 >= r.got.size() || ((r.got[p.seq / 64] >> (p.seq % 64)) & 1) == 0;
+  const bool bookkeeping = p.seq == r.expected || (ctx_.params.lossless && p.seq > r.expected && unseen);
+  if (r.delivered || r.count == 0 || !bookkeeping || r.total != 0 || r.since_ack + 1 >= ctx_.params.ack_every)
     return false;
   receive_data(p);
   return true;
