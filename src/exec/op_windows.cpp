@@ -23,7 +23,7 @@ void OpWindows::Window::reserve(std::size_t live) {
 }
 
 void OpWindows::Window::shrink_if_sparse() {
-  if (ring.size() > 64 && 4 * std::size_t{end - base} <= ring.size()) resize(ring.size() / 2);
+  if (ring.size() > 64 && 4 * (std::size_t{end - base} + last_piece_ops) <= ring.size()) resize(ring.size() / 2);
 }
 
 std::uint32_t OpWindows::new_chunk(LocalOp d) {
@@ -66,6 +66,7 @@ void OpWindows::commit(RankId r, Window& w) {
   if (piece_.labels.size() != n && !piece_.labels.empty())
     throw std::invalid_argument(where() + "labels do not match the ops");
   w.reserve(w.end - w.base + n);
+  w.last_piece_ops = static_cast<std::uint32_t>(n);
   for (std::uint64_t k = 0; k < n; ++k) {
     const goal::Op& op = piece_.ops[k];
     if ((op.kind == OpKind::Send && op.peer >= num_ranks()) ||

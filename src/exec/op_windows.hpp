@@ -148,16 +148,18 @@ class OpWindows {
     goal::LocalOp base = 0, end = 0;
     goal::LocalOp newest_piece = 0;  // first op of the newest piece
     std::uint32_t pieces = 0;
+    std::uint32_t last_piece_ops = 0;
     bool exhausted = false;    // the stream has no more for this rank
     bool wants_piece = false;  // an op of the newest piece became ready
 
     LiveOp& at(goal::LocalOp i) { return ring[i & (ring.size() - 1)]; }
     const LiveOp& at(goal::LocalOp i) const { return ring[i & (ring.size() - 1)]; }
     void reserve(std::size_t live);
-    // Halves the ring while a quarter of it would hold the live ops: a rank's peak (the
-    // pipeline stage's backward passes and its DP reduction) passes, and the ranks of a
-    // step peak at different times, so rings kept at their peak size hold several times
-    // the ops in flight at any moment.
+    // Halves the ring while a quarter of it would hold the live ops and a piece like the
+    // last one: a rank's peak (the pipeline stage's backward passes and its DP reduction)
+    // passes, and the ranks of a step peak at different times, so rings kept at their peak
+    // size hold several times the ops in flight at any moment. Counting the next piece keeps
+    // a ring from halving as ops retire and doubling again at the next commit.
     void shrink_if_sparse();
     // A ring of `size` slots (a power of two) holding the live ops.
     void resize(std::size_t size);
