@@ -46,6 +46,14 @@ RoutingTable::RoutingTable(const topo::Topology& t, const std::vector<bool>& own
     }
   }
   direct_begin_.push_back(static_cast<std::uint32_t>(direct_host_.size()));
+  sole_row_.assign(t.num_hosts(), kNotOwned);
+  sole_port_.assign(t.num_hosts(), 0);
+  for (std::uint32_t h = 0; h < t.num_hosts(); ++h) {
+    const auto& ports = t.ports(t.host(h));
+    if (ports.size() != 1) continue;
+    sole_row_[h] = row_of_node_[ports[0].peer];
+    sole_port_[h] = ports[0].peer_port;
+  }
   entries_.resize(std::size_t{rows} * groups_);
 
   // Per group: breadth-first search outward from the group's attachment nodes through
@@ -97,6 +105,7 @@ std::span<const topo::PortIndex> RoutingTable::next_ports(topo::NodeId node, Hos
   if (row == kNotOwned) throw std::logic_error("routing at a node this rank does not own");
   const Entry& e = entries_[std::size_t{row} * groups_ + group_of_host_[dst]];
   if (e.distance != 1) return {ports_.data() + e.begin, e.count};
+  if (sole_row_[dst] == row) return {&sole_port_[dst], 1};
   // The hosts of a group share their neighbours, so a node one link from the group is
   // adjacent to dst itself: its port(s) to dst.
   const auto first = direct_host_.begin() + direct_begin_[row];

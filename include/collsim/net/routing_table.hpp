@@ -42,6 +42,10 @@ class RoutingTable {
   std::vector<std::uint32_t> direct_begin_;
   std::vector<HostIndex> direct_host_;
   std::vector<topo::PortIndex> direct_port_;
+  // A host with one port: the row of the node it hangs on (~0 if not owned) and that node's
+  // port to it, so that the last hop needs no search.
+  std::vector<std::uint32_t> sole_row_;
+  std::vector<topo::PortIndex> sole_port_;
 };
 
 }  // namespace collsim::net
