@@ -16,8 +16,8 @@ import statistics
 from timed_run import run_timed
 
 
-def run(collsim, topology, size):
-    stdout, _, rss = run_timed([collsim, "flows", "--topology", topology, "--pattern", "permutation",
+def run(collsim, topology, size, pattern="permutation"):
+    stdout, _, rss = run_timed([collsim, "flows", "--topology", topology, "--pattern", pattern,
                                 "--bytes", size, "--json"])
     return json.loads(stdout), rss
 
@@ -44,6 +44,12 @@ def main():
     per_device = (rss16 - rss8) / ((1024 + 320) - (128 + 80))
     print(f"  memory           peak RSS {rss16 / 2**20:.1f} MiB; {per_device / 1024:.1f} KiB per device"
           f" (hosts and switches, k=16 minus k=8)")
+    # Every flow live at once: an all-to-all of one-packet flows against a permutation of them.
+    a2a, rss_a2a = run(a.collsim, "topologies/fat_tree_k8.yaml", "4KiB", "alltoall")
+    perm, rss_perm = run(a.collsim, "topologies/fat_tree_k8.yaml", "4KiB")
+    per_flow = (rss_a2a - rss_perm) / (a2a["flows"] - perm["flows"])
+    print(f"  per flow         {per_flow:.0f} B (sender and receiver state, result and first packet: fat_tree_k8,"
+          f" {a2a['flows']} one-packet flows at once minus {perm['flows']})")
     print("  per packet       48 B queued at a switch port; 92 B in flight on a link (event body with the"
           " packet, key, link to the next); +16 B for the one that is the link's pending event (queue entry)")
 
