@@ -56,12 +56,9 @@ CM = os.path.join("connection_matrices", "perm_1024n_1024c_0u_2000000b.cm")
 TOPO = os.path.join("topologies", "fat_tree_1024.topo")
 ATLAHS_END = r"^Maximum finishing time at host \d+: (\d+)"  # ns
 # The anchors' flags (../shared/data/anchors/README.md); htsim_roce takes no -cwnd.
-PEER_FLAGS = {
-    "spray": ["-linkspeed", "100000", "-strat", "ecmp_host", "-paths", "128", "-nodes", "1024", "-conns", "1024",
-              "-q", "35", "-cwnd", "50", "-mtu", "4000", "-end", "2000", "-seed", "13"],
-    "ecmp": ["-linkspeed", "100000", "-strat", "ecmp_host", "-paths", "128", "-nodes", "1024", "-conns", "1024",
-             "-q", "35", "-mtu", "4000", "-end", "2000", "-seed", "13"],
-}
+ECMP_FLAGS = ["-linkspeed", "100000", "-strat", "ecmp_host", "-paths", "128", "-nodes", "1024", "-conns", "1024",
+              "-q", "35", "-mtu", "4000", "-end", "2000", "-seed", "13"]
+PEER_FLAGS = {"spray": ECMP_FLAGS + ["-cwnd", "50"], "ecmp": ECMP_FLAGS}
 
 
 def percentile(sorted_values, q):

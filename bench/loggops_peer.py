@@ -31,7 +31,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 from exec_packet import write_atlahs_ring
 from timed_run import timed

@@ -346,8 +346,7 @@ bool Host::take_early(const Packet& p) {
   // What receive_data does at the packet's own time with `now()` or toward others (the first
   // packet, a gap on a lossy fabric, a duplicate, completion, an ACK, a CNP) rules it out;
   // what is left is bookkeeping.
-  const bool unseen = p.seq / 64 >= r.got.size() || ((r.got[p.seq / 64] >> (p.seq % 64)) & 1) == 0;
-  const bool bookkeeping = p.seq == r.expected || (ctx_.params.lossless && p.seq > r.expected && unseen);
+  const bool bookkeeping = p.seq == r.expected || (ctx_.params.lossless && p.seq > r.expected && !r.holds(p.seq));
   if (r.delivered || r.count == 0 || !bookkeeping || r.total != 0 || r.since_ack + 1 >= ctx_.params.ack_every)
     return false;
   receive_data(p);
@@ -397,7 +396,7 @@ void Host::receive_data(const Packet& p) {
   const bool in_order = p.seq == r.expected;
   if (!duplicate) {
     r.bytes += p.bytes;
-    while ((r.got.size() > r.expected / 64) && (r.got[r.expected / 64] >> (r.expected % 64) & 1)) ++r.expected;
+    while (r.holds(r.expected)) ++r.expected;
   }
   const bool complete = r.total != 0 && r.count == r.total;
   // Acknowledge every ack_every-th packet, the last, one that fills its sender's window, and

@@ -132,6 +132,8 @@ struct Receiver {
   pdes::SimTime first;
   pdes::SimTime last_cnp = pdes::SimTime::ps(-1);
   bool delivered = false;
+
+  bool holds(std::uint32_t seq) const { return seq / 64 < got.size() && ((got[seq / 64] >> (seq % 64)) & 1) != 0; }
 };
 
 }  // namespace detail
