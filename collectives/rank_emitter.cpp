@@ -64,6 +64,10 @@ RankEmitter::Connection& RankEmitter::connection(goal::OpKind kind, std::uint32_
 std::uint32_t RankEmitter::nic(std::uint32_t channel) const {
   if (!plan_.nic_of_rank) return channel / plan_.channels_per_nic % plan_.nics;
   const std::uint64_t g = plan_.node_size(), local = me_ % g;
+  if (!plan_.rank_nics.empty()) {
+    const std::vector<std::uint32_t>& mine = plan_.rank_nics[local % plan_.rank_nics.size()];
+    return mine[channel % mine.size()];
+  }
   const std::uint32_t per_rank = std::max<std::uint32_t>(1, static_cast<std::uint32_t>(plan_.nics / g));
   return static_cast<std::uint32_t>((local * plan_.nics / g + channel % per_rank) % plan_.nics);
 }

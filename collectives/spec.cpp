@@ -68,6 +68,13 @@ Plan make_plan(const CollectiveSpec& spec) {
   if (spec.nics < 1 || spec.nics > 256) bad("nics must be 1..256, not " + std::to_string(spec.nics));
   plan.nics = spec.nics;
   plan.nic_of_rank = spec.nic_of_rank;
+  for (std::size_t r = 0; r < spec.rank_nics.size(); ++r) {
+    if (spec.rank_nics[r].empty()) bad("rank_nics[" + std::to_string(r) + "] lists no NIC");
+    for (std::uint32_t k : spec.rank_nics[r])
+      if (k >= spec.nics)
+        bad("rank_nics[" + std::to_string(r) + "] lists NIC " + std::to_string(k) + " of " + std::to_string(spec.nics));
+  }
+  plan.rank_nics = spec.rank_nics;
   if (spec.ranks_per_node < 1) bad("ranks_per_node must be at least 1");
   plan.ranks_per_node = spec.ranks_per_node;
   if (spec.tag >= goal::kAnyTag - spec.channels)

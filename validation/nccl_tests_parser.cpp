@@ -89,7 +89,8 @@ class Parser {
       return;
     }
     if (t == "...") {
-      run().devices_elided = true;
+      TestRun& r = run();
+      (r.columns_seen ? r.rows_elided : r.devices_elided) = true;
       return;
     }
     if (looks_like_row(t)) {
@@ -136,6 +137,7 @@ class Parser {
       const bool has_root = body.find("root") != std::string_view::npos;
       const bool has_error = body.find("error") != std::string_view::npos;
       r.format = has_root || !has_error ? LogFormat::Modern : LogFormat::Old;
+      r.columns_seen = true;
       return;
     }
     if (body.find("out-of-place") != std::string_view::npos || starts_with(body, "(B)")) return;

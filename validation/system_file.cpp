@@ -8,6 +8,7 @@
 
 #include "collsim/common/input_error.hpp"
 #include "collsim/config/yaml_map.hpp"
+#include "collsim/validation/nic_affinity.hpp"
 
 namespace collsim::validation {
 namespace {
@@ -16,9 +17,10 @@ using config::Field;
 using config::Map;
 using config::Reader;
 
-constexpr std::array<std::string_view, 16> kKeys = {
-    "name", "description", "base", "gpu", "arch", "gpus_per_node", "intra_node", "gpu_link", "gpu_link_latency",
-    "nvls", "nics_per_node", "nic", "nic_latency", "channels", "net_message_latency", "network_simple_only"};
+constexpr std::array<std::string_view, 17> kKeys = {
+    "name",         "description", "base",     "gpu",           "arch",     "gpus_per_node",
+    "intra_node",   "gpu_link",    "gpu_link_latency", "nvls",  "nics_per_node", "nic_gpus",
+    "nic",          "nic_latency", "channels", "net_message_latency", "network_simple_only"};
 
 // What a file must give when it does not start from a preset: the rest have defaults that
 // hold for any NCCL system (latencies of a few hundred ns, 16 channels, no EFA-like costs).
@@ -48,6 +50,23 @@ IntraNode read_intra_node(const Reader& r, const Field& f) {
   for (IntraNode k : {IntraNode::NvSwitch, IntraNode::NvLinkMesh, IntraNode::Pcie})
     if (to_string(k) == s) return k;
   r.fail(f.value, "key 'intra_node': expected nvswitch, nvlink-mesh or pcie, found '" + s + "'");
+}
+
+// nic_gpus: one list per NIC of the GPUs it serves, e.g. [[0, 1], [2, 3]]. Each entry is read
+// here; whether they cover the node's GPUs is checked once gpus_per_node is known.
+std::vector<std::vector<std::uint32_t>> read_nic_gpus(const Reader& r, const Field& f) {
+  const char* expected = "a list with one list of GPU numbers per NIC, such as [[0, 1], [2, 3]]";
+  if (!f.value.IsSequence() || f.value.size() == 0)
+    r.fail(f.value, "key 'nic_gpus': expected " + std::string(expected) + ", found " + config::describe(f.value));
+  std::vector<std::vector<std::uint32_t>> serves;
+  for (const YAML::Node& nic : f.value) {
+    if (!nic.IsSequence())
+      r.fail(nic, "key 'nic_gpus': NIC " + std::to_string(serves.size()) + ": expected a list of GPU numbers, found " +
+                      config::describe(nic));
+    std::vector<std::uint32_t>& gpus = serves.emplace_back();
+    for (const YAML::Node& g : nic) gpus.push_back(config::read_count(r, Field{"nic_gpus", g, g}));
+  }
+  return serves;
 }
 
 }  // namespace
@@ -85,6 +104,17 @@ SystemPreset read_system_file(const std::string& path) {
   if (const Field* f = m.find("gpu_link_latency")) p.gpu_link_latency_ns = nanoseconds(r, *f);
   if (const Field* f = m.find("nvls")) p.nvls = config::read_bool(r, *f);
   if (const Field* f = m.find("nics_per_node")) p.nics_per_node = count_in(r, *f, 1, 1024, "a node reaches others through its NICs");
+  if (const Field* f = m.find("nic_gpus")) {
+    p.nic_gpus = read_nic_gpus(r, *f);
+    if (p.nic_gpus.size() != p.nics_per_node)
+      r.fail(f->value, "key 'nic_gpus': lists " + std::to_string(p.nic_gpus.size()) + " NIC(s), but nics_per_node is " +
+                           std::to_string(p.nics_per_node));
+  } else if (m.find("nics_per_node") || m.find("gpus_per_node")) {
+    p.nic_gpus.clear();  // the base's affinity was for its own NICs and GPUs
+  }
+  if (!p.nic_gpus.empty())
+    if (const std::string problem = affinity_problem(p.nic_gpus, p.gpus_per_node); !problem.empty())
+      r.fail(m.find("nic_gpus")->value, "key 'nic_gpus': " + problem);
   if (const Field* f = m.find("nic")) p.nic_gbits = gigabits_per_s(r, *f);
   if (const Field* f = m.find("nic_latency")) p.nic_latency_ns = nanoseconds(r, *f);
   if (const Field* f = m.find("channels")) p.channels = count_in(r, *f, 1, 64, "NCCL's MAXCHANNELS is 64");
@@ -136,6 +166,10 @@ std::string_view system_file_help() {
          "  gpu_link_latency     e.g. 120ns\n"
          "  nvls                 true: NVSwitch in-switch reduction (Hopper and later, nvswitch only)\n"
          "  nics_per_node        NICs between nodes\n"
+         "  nic_gpus             which GPUs each NIC serves (closest on PCIe), one list per NIC, e.g.\n"
+         "                       [[0, 1], [2, 3], [4, 5], [6, 7]]; default: one NIC per GPU in order, or\n"
+         "                       consecutive GPUs sharing a NIC when there are fewer NICs. A job on some\n"
+         "                       GPUs of a node sends only through their NICs, as NCCL does\n"
          "  nic                  line rate per NIC, e.g. 400Gbps\n"
          "  nic_latency          per network link, e.g. 600ns\n"
          "  channels             NCCL coll channels (1-64), unless the log's INFO lines or --channels say\n"

@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "collsim/log/log.hpp"
+#include "collsim/validation/nic_affinity.hpp"
 #include "collsim/validation/system_preset.hpp"
 
 namespace collsim::validation {
@@ -103,15 +104,17 @@ std::optional<SystemPreset> find_system_preset(std::string_view name) {
   return std::nullopt;
 }
 
-coll::SystemModel tuning_system(const SystemPreset& p, std::uint32_t nodes, std::uint32_t channels_run) {
+coll::SystemModel tuning_system(const SystemPreset& p, std::uint32_t nodes, std::uint32_t channels_run,
+                                std::uint32_t gpus_used) {
   coll::SystemModel s;
   s.arch = p.arch;
   // The run's channels share the node's links: per-channel bandwidth times channels is the
   // link, whatever the channel count (NCCL's per-channel caps then depend on the count).
   const double channels = std::max<std::uint32_t>(1, channels_run == 0 ? p.channels : channels_run);
   s.intra_gbytes_per_s = p.gpu_link_gbytes / channels;
-  // Every channel crosses the network once per direction through one NIC of the node.
-  const double net = p.nics_per_node * p.nic_gbits / 8.0;
+  // Every channel crosses the network once per direction through one NIC of the job's GPUs.
+  const double net = (nodes > 1 ? node_nics(p, gpus_used == 0 ? p.gpus_per_node : gpus_used).count : 0) *
+                     p.nic_gbits / 8.0;
   s.inter_gbytes_per_s = nodes > 1 ? std::min(s.intra_gbytes_per_s, net / channels) : s.intra_gbytes_per_s;
   // NCCL adds the network's own latency (graph latencyInter, from the net plugin) to every
   // inter-node step of its model.

@@ -1,6 +1,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "collsim/validation/nic_affinity.hpp"
 #include "collsim/validation/system_preset.hpp"
 
 namespace collsim::validation {
@@ -33,7 +34,8 @@ topo::Topology make_system_topology(const SystemPreset& p, std::uint32_t nodes, 
   if (scaling.sharp_engines && (nodes < 2 || engines))
     throw std::invalid_argument("SHARP aggregation needs at least 2 nodes and no NVLS engine");
   // The aggregation of a rail has no server of its own: it is placed with the last node's.
-  for (std::uint32_t r = 0; r < p.nics_per_node && scaling.sharp_engines; ++r)
+  const std::uint32_t nics = node_nics(p, gpn).count;
+  for (std::uint32_t r = 0; r < nics && scaling.sharp_engines; ++r)
     t.add_node("sharp" + std::to_string(r), topo::NodeKind::Host, {}, nodes - 1);
   const topo::NodeKind node_kind = p.intra == IntraNode::NvSwitch ? topo::NodeKind::NvSwitch : topo::NodeKind::Switch;
   const topo::LinkMedium medium = p.intra == IntraNode::Pcie ? topo::LinkMedium::Pcie : topo::LinkMedium::NvLink;
@@ -47,7 +49,7 @@ topo::Topology make_system_topology(const SystemPreset& p, std::uint32_t nodes, 
     node_switch.push_back(t.add_node("nvs" + std::to_string(n), node_kind, lossless));
   std::vector<topo::NodeId> rails;
   if (nodes > 1)
-    for (std::uint32_t r = 0; r < p.nics_per_node; ++r)
+    for (std::uint32_t r = 0; r < nics; ++r)
       rails.push_back(t.add_node("rail" + std::to_string(r), topo::NodeKind::Switch, lossless));
   const Bandwidth gpu_bw = gbits(p.gpu_link_gbytes * 8.0 * scaling.gpu_link);
   const Bandwidth nic_bw = gbits(p.nic_gbits * scaling.nic);

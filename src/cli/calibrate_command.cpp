@@ -71,8 +71,7 @@ enum class Informs {
 // would lower their efficiency for ever and change nothing.
 bool nics_limit(const RunValidation& v, bool ll128, const validation::ModelParameters& p) {
   const validation::SystemPreset& preset = v.setup.preset;
-  const double used = preset.gpus_per_node > 0 ? double(v.setup.gpus_per_node) / preset.gpus_per_node : 1.0;
-  double nics = std::max(1.0, preset.nics_per_node * used) * preset.nic_gbits / 8 * p.nic_efficiency;
+  double nics = v.setup.nics.count * preset.nic_gbits / 8 * p.nic_efficiency;
   if (ll128) nics *= p.ll128_network_efficiency;
   return nics <= preset.gpu_link_gbytes * p.gpu_link_efficiency;
 }

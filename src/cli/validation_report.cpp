@@ -68,6 +68,12 @@ void print_validation_human(const validation::LogFile& log, const RunValidation&
   const std::string uneven = last_node == s.gpus_per_node ? "" : ", the last with " + std::to_string(last_node);
   std::printf("ranks       %u (%s) on %u node(s) x %u GPU(s)%s; %u channel(s) (%s)\n", s.ranks, s.ranks_source.c_str(),
               s.nodes, s.gpus_per_node, uneven.c_str(), s.channels, s.channels_source.c_str());
+  if (s.nodes > 1) {
+    std::string which;
+    for (std::uint32_t k : s.nics.physical) which += (which.empty() ? "" : ",") + std::to_string(k);
+    std::printf("nics        %u of the node's %u (NIC(s) %s: closest to the job's GPUs)\n", s.nics.count,
+                p.nics_per_node, which.c_str());
+  }
   std::printf("host        %u GPU(s) per nccl-tests thread (%s)\n", s.gpus_per_thread, s.gpus_per_thread_source.c_str());
   if (s.protocol != "auto") std::printf("protocol    %s (%s)\n", s.protocol.c_str(), s.protocol_source.c_str());
   if (v.findings.empty()) {
@@ -110,6 +116,7 @@ nlohmann::json validation_json(const validation::LogFile& log, const std::vector
     r["ranks_source"] = s.ranks_source;
     r["nodes"] = s.nodes;
     r["gpus_per_node"] = s.gpus_per_node;
+    r["nics_used_per_node"] = s.nics.physical;
     r["system"] = s.preset.name;
     r["system_source"] = s.preset_source;
     // The hardware that was simulated, with the keys of a system file (--help-system), so that
@@ -124,6 +131,7 @@ nlohmann::json validation_json(const validation::LogFile& log, const std::vector
                             {"gpu_link_latency_ns", p.gpu_link_latency_ns},
                             {"nvls", p.nvls},
                             {"nics_per_node", p.nics_per_node},
+                            {"nic_gpus", validation::nic_gpus_of(p)},
                             {"nic_gbits_per_s", p.nic_gbits},
                             {"nic_latency_ns", p.nic_latency_ns},
                             {"channels", p.channels},

@@ -71,13 +71,16 @@ coll::CollectiveSpec base_spec(const ValidationSetup& s, const ValidationRequest
   spec.bytes = bytes;
   spec.channels = s.channels;
   spec.ranks_per_node = s.gpus_per_node;
-  // NCCL binds each channel's connections to one NIC, and point-to-point to the GPU's own.
-  spec.nics = std::max<std::uint32_t>(1, s.preset.nics_per_node);
+  // NCCL binds each channel's connections to one NIC of the job's GPUs, and point-to-point to
+  // the GPU's own.
+  spec.nics = s.nics.count;
   spec.nic_of_rank = s.collective == coll::Collective::AllToAll || s.collective == coll::Collective::SendRecv;
+  if (spec.nic_of_rank) spec.rank_nics = s.nics.of_gpu;
   // Channels the log's NCCL INFO reports are what NCCL's search found for these links, so the
   // links' bandwidth is split over them; a channel count cut with --channels (to bound the
   // simulation) does not make a channel faster, so the preset's split holds then.
-  spec.system = validation::tuning_system(s.preset, s.nodes, s.channels_source == kChannelsFromLog ? s.channels : 0);
+  spec.system = validation::tuning_system(s.preset, s.nodes, s.channels_source == kChannelsFromLog ? s.channels : 0,
+                                          s.gpus_per_node);
   const auto proto = coll::protocol_from_name(s.protocol);
   spec.protocol = proto ? *proto : coll::Protocol::Auto;
   if (r.parameters.launch_us >= 0) spec.launch_ns = std::llround(r.parameters.launch_us * 1000);
@@ -137,7 +140,7 @@ Lowered lower_collnet_chain(const ValidationSetup& s, const ValidationRequest& r
   validation::CollNetChainAllreduce a;
   a.gpus = s.gpus_per_node;
   a.nodes = s.nodes;
-  a.rails = s.preset.nics_per_node;
+  a.rails = s.nics.count;
   a.bytes = plan.bytes;
   a.channels = s.channels;
   // A chunk climbs gpus - 1 NVLink hops, crosses the network twice and comes back down: like
@@ -451,12 +454,19 @@ ValidationSetup resolve_setup(const validation::TestRun& run, const ValidationRe
     throw CLI::ValidationError("--gpus-per-node", std::to_string(s.gpus_per_node) + " GPUs per node, but preset " +
                                                       s.preset.name + " has " + std::to_string(s.preset.gpus_per_node));
   s.nodes = (s.ranks + s.gpus_per_node - 1) / s.gpus_per_node;
+  s.nics = validation::node_nics(s.preset, s.gpus_per_node);
   if (request.channels != 0) {
     s.channels = request.channels;
     s.channels_source = "--channels";
   } else if (run.info.coll_channels && *run.info.coll_channels > 0) {
     s.channels = static_cast<std::uint32_t>(*run.info.coll_channels);
     s.channels_source = kChannelsFromLog;
+  } else if (s.nodes > 1 && s.nics.count < s.preset.nics_per_node) {
+    // NCCL's search finds about as many channels per NIC whatever the GPUs, and a ring has at
+    // least two (it duplicates what it found).
+    s.channels = std::max<std::uint32_t>(2, s.preset.channels * s.nics.count / s.preset.nics_per_node);
+    s.channels_source = "preset, for " + std::to_string(s.nics.count) + " of its " +
+                        std::to_string(s.preset.nics_per_node) + " NICs";
   } else {
     s.channels = s.preset.channels;
     s.channels_source = "preset";

@@ -12,6 +12,7 @@
 #include "collsim/validation/comparison.hpp"
 #include "collsim/validation/model_parameters.hpp"
 #include "collsim/validation/nccl_tests_log.hpp"
+#include "collsim/validation/nic_affinity.hpp"
 #include "collsim/validation/run_facts.hpp"
 #include "collsim/validation/system_preset.hpp"
 #include "parallel_context.hpp"
@@ -46,6 +47,7 @@ struct ValidationSetup {
   std::string collective_source;
   std::uint32_t ranks = 0, nodes = 0, gpus_per_node = 0;
   std::string ranks_source;
+  validation::NodeNics nics;             // the NICs of a node the job's GPUs send through
   std::uint32_t channels = 0;
   std::string channels_source;
   // GPUs one nccl-tests thread drives (its -g): the CPU enqueues every iteration on each of

@@ -44,6 +44,10 @@ std::string AloneTimingTable::plan_key(const coll::Plan& p, bool with_group) {
     << coll::to_string(p.protocol) << ' ' << p.reduce_bytes_per_ns << ' ' << p.launch_ns << ' ' << p.step_ns << ' '
     << p.network_step_ns << ' ' << p.ranks_per_node << ' ' << p.nics << ' ' << p.nic_of_rank << ' '
     << p.channels_per_nic << ' ' << int{p.first_cpu} << ' ' << p.slices;
+  for (const auto& nics : p.rank_nics) {
+    k << " /";
+    for (std::uint32_t nic : nics) k << ' ' << nic;
+  }
   if (with_group) {
     k << " | " << p.num_ranks << ':';
     for (goal::RankId r : p.group) k << ' ' << r;

@@ -70,5 +70,34 @@ TEST(NicBinding, PointToPointUsesTheSendingGpusOwnNics) {
   }
 }
 
+TEST(NicBinding, PointToPointFollowsAGivenAffinity) {
+  // 2 nodes of 4 GPUs whose node has 2 NICs, the first serving GPUs 0-2 and the second GPU 3
+  // (rank_nics), and GPU 1 given both: channel c of local rank 1 takes its (c % 2)-th.
+  CollectiveSpec spec = spec_of(Collective::AllToAll, "direct", 8, 16 << 10);
+  spec.channels = 4;
+  spec.nics = 2;
+  spec.nic_of_rank = true;
+  spec.ranks_per_node = 4;
+  spec.rank_nics = {{0}, {0, 1}, {0}, {1}};
+  const goal::Schedule s = generate(spec);
+  for (goal::RankId r = 0; r < s.num_ranks(); ++r) {
+    const goal::RankOps ops = s.rank(r);
+    std::set<std::uint32_t> used;
+    for (goal::LocalOp i = 0; i < ops.num_ops(); ++i) {
+      if (ops.kind(i) == goal::OpKind::Calc) continue;
+      used.insert(ops.nic(i));
+      if (r % 4 == 1) {
+        EXPECT_EQ(ops.nic(i), (ops.tag(i) - spec.tag) % 2) << "rank " << r;
+      }
+    }
+    const std::set<std::uint32_t> expected = r % 4 == 1 ? std::set<std::uint32_t>{0, 1}
+                                             : r % 4 == 3 ? std::set<std::uint32_t>{1}
+                                                          : std::set<std::uint32_t>{0};
+    EXPECT_EQ(used, expected) << "rank " << r;
+  }
+  spec.rank_nics = {{0}, {2}, {0}, {1}};
+  EXPECT_THROW(generate(spec), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace collsim::coll

@@ -31,7 +31,8 @@ TEST(RunFacts, EveryLog) {
       {"24", Collective::ReduceScatter, 4, 1, 4},  {"25", Collective::Allreduce, 8, 2, 4},
       {"28", Collective::Allreduce, 8, 1, 8},      {"31", Collective::Allreduce, 128, 0, 0},
       {"33", Collective::Allreduce, 96, 0, 0},     {"34", Collective::Allreduce, 128, 0, 0},
-      {"36", Collective::AllToAll, 16, 2, 8},
+      {"36", Collective::AllToAll, 16, 2, 8},      {"37", Collective::Allgather, 16, 2, 8},
+      {"41", Collective::Allgather, 2, 1, 2},
   };
   for (const Expected& e : cases) {
     const LogFile f = read_log(e.log);
@@ -69,7 +70,7 @@ TEST(RunFacts, FiveTestsOfOneFileHaveTheirOwnCollective) {
 // algbw * factor, count from size, Avg = mean of every busbw printed.
 TEST(Consistency, SharedLogsAgreeWithTheFormulas) {
   for (const char* n : {"03", "04", "05", "06", "10", "11", "12", "14", "16", "17", "19", "22", "23", "24", "25",
-                        "28", "31", "33", "34", "36"}) {
+                        "28", "31", "33", "34", "36", "37", "41"}) {
     const LogFile f = read_log(n);
     for (const TestRun& run : f.runs) {
       const RunFacts facts = infer_run_facts(run);

@@ -73,6 +73,14 @@ TEST_F(SystemFile, BaseKeepsWhatTheFileDoesNotChange) {
   EXPECT_EQ(p.channels, h100.channels);
 }
 
+TEST_F(SystemFile, NicGpusSaysWhichGpusEachNicServes) {
+  const SystemPreset p = read_system_file(
+      write("pairs.yaml", "base: dgx-h100\nnics_per_node: 4\nnic_gpus: [[0, 1], [2, 3], [4, 5], [6, 7]]\n"));
+  EXPECT_EQ(p.nic_gpus, (std::vector<std::vector<std::uint32_t>>{{0, 1}, {2, 3}, {4, 5}, {6, 7}}));
+  // Changing the NICs of a base drops its affinity for the default of the new count.
+  EXPECT_TRUE(read_system_file(write("four.yaml", "base: dgx-h100\nnics_per_node: 4\n")).nic_gpus.empty());
+}
+
 TEST_F(SystemFile, ResolvesPresetNamesAndFiles) {
   EXPECT_EQ(resolve_system("dgx-a100").name, "dgx-a100");
   EXPECT_EQ(resolve_system(write("x.yml", "base: dgx-a100\nnic: 100Gbps\n")).nic_gbits, 100);
@@ -102,6 +110,17 @@ TEST_F(SystemFile, BadInputNamesLineColumnAndWhatWasExpected) {
   expect_error_at(write("h.yaml", "arch: hopper\ngpus_per_node: 8\nintra_node: pcie\ngpu_link: 64GB/s\nnic: 400Gbps\n"), 1, 1,
                   "missing key 'nics_per_node'");
   expect_error_at(write("i.yaml", "- base\n"), 1, 1, "expected a map");
+  expect_error_at(write("j.yaml", "base: dgx-h100\nnics_per_node: 2\nnic_gpus: [[0, 1, 2, 3], [4, 5, 6, 9]]\n"), 3, 11,
+                  "NIC 1 serves GPU 9, but a node has 8 GPUs");
+  expect_error_at(write("k.yaml", "base: dgx-h100\nnics_per_node: 2\nnic_gpus: [[0, 1, 2, 3], [4, 5, 6]]\n"), 3, 11,
+                  "no NIC serves GPU 7");
+  expect_error_at(write("l.yaml", "base: dgx-h100\nnics_per_node: 2\nnic_gpus: [[0, 1, 2, 3]]\n"), 3, 11,
+                  "lists 1 NIC(s), but nics_per_node is 2");
+  expect_error_at(write("m.yaml", "base: dgx-h100\nnics_per_node: 1\nnic_gpus: [[0, x]]\n"), 3, 16,
+                  "expected a whole number");
+  expect_error_at(write("n.yaml", "base: dgx-h100\nnic_gpus: 8\n"), 2, 11, "one list of GPU numbers per NIC");
+  expect_error_at(write("o.yaml", "base: dgx-h100\nnic: 0Gbps\n"), 2, 6, "'0Gbps' is zero");
+  expect_error_at(write("p.yaml", "base: dgx-h100\ngpu_link: 0GB/s\n"), 2, 11, "'0GB/s' is zero");
 }
 
 }  // namespace

@@ -19,6 +19,29 @@ def collsim(*args):
     return subprocess.run([COLLSIM, *args], capture_output=True, text=True, timeout=900)
 
 
+def write_two_node_log(path, gpus_per_node, program):
+    """An nccl-tests log of 2 nodes with this many H100s each and one 256 MiB row; its measured
+    numbers are placeholders (the tests read the simulated ones)."""
+    lines = ["# Collective test starting: %s" % program,
+             "# nThread 1 nGpus 1 minBytes 268435456 maxBytes 268435456 step: 2(factor) warmup iters: 5 iters: 20 "
+             "agg iters: 1 validation: 1 graph: 0", "#", "# Using devices"]
+    for rank in range(2 * gpus_per_node):
+        node, device = divmod(rank, gpus_per_node)
+        lines.append("#  Rank %2d Group  0 Pid %d on %10s device %2d [0000:%02x:00] NVIDIA H100 80GB HBM3"
+                     % (rank, 1000 + rank, "node%d" % node, device, device))
+    n = 2 * gpus_per_node
+    factor = 2 * (n - 1) / n if program == "all_reduce_perf" else 1.0
+    algbw = 268435456 / 10000.0 / 1e3
+    row = "%7.1f %7.2f %7.2f      0" % (10000.0, algbw, algbw * factor)
+    lines += ["#", "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   "
+              "algbw   busbw #wrong",
+              "   268435456      67108864     float     sum      -1 %s %s" % (row, row),
+              "# Out of bounds values : 0 OK", "# Avg bus bandwidth    : %.2f" % (algbw * factor), "#",
+              "# Collective test concluded: %s" % program]
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
 class Validate(unittest.TestCase):
     def test_json_of_a_two_gpu_log(self):
         r = collsim("validate", log("12"), "--json")
@@ -355,6 +378,32 @@ class Validate(unittest.TestCase):
         size = json.loads(r.stdout)["sizes"][0]
         self.assertLessEqual(size["simulated_busbw"], 50 * 64 / 65 * 1.001)
         self.assertGreater(size["simulated_busbw"], 0.95 * 50 * 64 / 65)
+
+    def test_a_job_on_some_gpus_of_a_node_gets_only_their_nics(self):
+        # 2 nodes with g GPUs each of a DGX H100 (one 400G NIC per GPU) or of a 4 x H100 node
+        # with 4 x 200G: every ring channel crosses the network once per node and direction,
+        # through a NIC of the job's GPUs, so a ring all-reduce's busbw is at most the g NICs'
+        # rate x 64/65 of header. Sending through all the node's NICs it would be 8x (1 GPU),
+        # 4x (2 GPUs) and 2x (4 GPUs) that. The same for one GPU's sendrecv: its one NIC.
+        with tempfile.TemporaryDirectory() as d:
+            for system, nic_gbytes, counts in (("dgx-h100", 50, (1, 2, 4, 8)), ("h100-4gpu-ib", 25, (1, 2, 4))):
+                for g in counts:
+                    path = os.path.join(d, "job.log")
+                    write_two_node_log(path, g, "all_reduce_perf")
+                    r = collsim("validate", path, "--system", system, "--algo", "ring", "--json")
+                    self.assertEqual(r.returncode, 0, r.stderr)
+                    run = json.loads(r.stdout)["runs"][0]
+                    self.assertEqual(run["nics_used_per_node"], list(range(g)))
+                    bound = g * nic_gbytes * 64 / 65
+                    busbw = run["sizes"][0]["simulated_busbw"]
+                    self.assertLessEqual(busbw, bound * 1.001, (system, g))
+                    self.assertGreater(busbw, 0.95 * bound, (system, g))
+            write_two_node_log(path, 1, "sendrecv_perf")
+            r = collsim("validate", path, "--system", "dgx-h100", "--json")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            busbw = json.loads(r.stdout)["runs"][0]["sizes"][0]["simulated_busbw"]
+            self.assertLessEqual(busbw, 50 * 64 / 65 * 1.001)
+            self.assertGreater(busbw, 0.95 * 50 * 64 / 65)
 
     def test_list_systems(self):
         r = collsim("validate", "--list-systems")

@@ -35,6 +35,9 @@ struct CollectiveSpec {
   // Instead, a rank sends through its own GPU's NICs: local rank r of a node with g ranks
   // through nic r * nics / g (plus c % (nics / g) when it has several), as NCCL's p2p does.
   bool nic_of_rank = false;
+  // With nic_of_rank, the NICs of local rank r are rank_nics[r] instead (channel c takes the
+  // (c % size)-th), when the node's NICs are not dealt to its GPUs in order. Each below nics.
+  std::vector<std::vector<std::uint32_t>> rank_nics;
   std::uint8_t first_cpu = 0;
   std::uint32_t tag = 0;                // the collective uses tags [tag, tag + channels)
   SystemModel system;                   // what "auto" tunes for
@@ -63,6 +66,7 @@ struct Plan {
   std::uint32_t ranks_per_node = 1;
   std::uint32_t nics = 1;
   bool nic_of_rank = false;
+  std::vector<std::vector<std::uint32_t>> rank_nics;
   // Consecutive channels that share a NIC (Algorithm::channels_per_nic), as the two trees of
   // an NCCL channel pair do.
   std::uint32_t channels_per_nic = 1;

@@ -9,11 +9,13 @@
 //           its whole NVLink (or PCIe) bandwidth per direction; the NVSwitch is a NvSwitch
 //           node, a PCIe complex or an NVLink mesh a Switch node (the mesh's per-pair limit is
 //           not modelled: a GPU's NVLinks are pooled).
-//   N > 1:  the node switch has one link per NIC, NIC r of every node goes to rail switch
-//           "rail<r>" (rail-optimised, one leaf per rail, non-blocking). A GPU reaches any NIC
-//           of its node through the node switch (as NCCL's PXN does); which one a message
-//           takes is the fabric's routing: validate's rail routing keeps it to the NIC of its
-//           op (its channel's, or for point-to-point its GPU's own, as NCCL binds them).
+//   N > 1:  the node switch has one link per NIC that the node's GPUs in the job are close to
+//           (node_nics in nic_affinity.hpp: a job on 1 GPU of a DGX gets 1 NIC, not 8); job
+//           NIC r of every node goes to rail switch "rail<r>" (rail-optimised, one leaf per
+//           rail, non-blocking). A GPU reaches any of these NICs through the node switch (as
+//           NCCL's PXN does); which one a message takes is the fabric's routing: validate's
+//           rail routing keeps it to the NIC of its op (its channel's, or for point-to-point
+//           its GPU's own, as NCCL binds them).
 // An NVLink domain larger than a server (GB200/GB300 NVL72) is one "node" here: NCCL treats
 // the whole domain as one node too (MNNVL).
 
@@ -54,6 +56,9 @@ struct SystemPreset {
   // p4d/p4de, whose EFA (v1) does not deliver a message's bytes in order, which LL and LL128
   // need (aws-ofi-nccl issue #76; PR #280 exempted p5). NCCL then tunes the algorithm alone.
   bool network_simple_only = false;
+  // NIC k serves GPUs nic_gpus[k] (the GPUs closest to it); empty: default_nic_gpus
+  // (nic_affinity.hpp), one NIC per GPU or consecutive GPUs sharing one.
+  std::vector<std::vector<std::uint32_t>> nic_gpus{};
 };
 
 // The built-in presets, in display order.
@@ -62,8 +67,9 @@ const std::vector<SystemPreset>& system_presets();
 std::optional<SystemPreset> find_system_preset(std::string_view name);
 
 // What the tuning model needs: arch and NCCL's per-channel graph bandwidths for a run of
-// `channels` channels (0: the preset's).
-coll::SystemModel tuning_system(const SystemPreset& p, std::uint32_t nodes, std::uint32_t channels = 0);
+// `channels` channels (0: the preset's) on the first `gpus_used` GPUs of each node (0: all).
+coll::SystemModel tuning_system(const SystemPreset& p, std::uint32_t nodes, std::uint32_t channels = 0,
+                                std::uint32_t gpus_used = 0);
 
 // Link efficiencies scale the preset's line rates (see ModelParameters).
 struct LinkScaling {
