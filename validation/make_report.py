@@ -51,6 +51,8 @@ LOGS = {
     "33": ("dgx-h100", "dgx-h100", ["--algo", "collnet_chain"], "NCCL_ALGO=COLLNETCHAIN (SHARP in-network reduction): simulated with --algo collnet_chain."),
     "34": ("gb200-nvl72", None, ["--max-packets", "32000000"], "128 ranks over 2 NVL72 racks (inferred); NVLS across racks not modelled. Uncalibrated. 32 M packets per size: a ring of 128 ranks is still mostly per-step latency at 512 MiB, and with 8 M packets the sizes from 1 GiB up were extrapolated from sizes validate marks 'not yet linear'; with 32 M the 1 GiB tree and 2 GiB ring are simulated and the line through them is straight."),
     "36": ("dgx-h100", "dgx-h100", [], "Unknown, much slower inter-node fabric (INDEX.md)."),
+    "37": ("dgx-b200", None, [], "GKE A4: 2 nodes x 8 B200 over RoCE through Google's gIB plugin, 8 x 400G per node assumed. Uncalibrated (no other B200 log crosses nodes)."),
+    "41": ("dgx-b200", None, [], "2 of the 8 B200 of one GKE A4 node over NVLink5; rows below 64 MiB elided in the original. Uncalibrated (no other single-node B200 log)."),
 }
 
 TARGET_LARGE, TARGET_SMALL = 0.10, 0.25
