@@ -298,6 +298,28 @@ DISCUSSION = """## What the errors say
   us) where NCCL runs a channel's peers together; together they would take ~19 us against 33-37
   measured, so what 05's intra-node peers pay through the network transport (NCCL_P2P_LEVEL=PHB,
   SHM off) is missing as well.
+- **A job on part of a node sends through its own GPUs' NICs.** Every preset's NICs served
+  every GPU of its node, so a job on 1 of a DGX H100's 8 GPUs per node had all 8 NICs: a 2-node
+  ring all-reduce of 256 MiB was simulated at 353 GB/s busbw where its GPU's one 400G NIC gives
+  49. NIC k now serves the GPUs closest to it (one NIC per GPU where a node has as many, pairs on
+  p4d's 4 NICs, `nic_gpus` in a system file), a job sends only through the NICs of its GPUs
+  (48.2, 98.0, 195.6 and 385.1 GB/s on 1, 2, 4 and 8 GPUs per node: tests/validation), and
+  unless its log says otherwise it gets 2 channels per NIC, as NCCL's search finds one per NIC
+  and duplicates them (log 25's INFO lines: 8 on 4 NICs). No log here runs on part of a node
+  across nodes (34's 128 ranks fill one 72-GPU rack and 56 of the next, whose NICs were all
+  used already), so no result moved; 19's INDEX entry says its 1-GPU-per-node runs reached
+  44-49 GB/s, which is what the model now gives, but those runs were not saved.
+- **B200 (37, 41) is uncalibrated: no other B200 log can train it.** 41's two B200 of one node
+  reach 483 GB/s out of place and 564 in place at 8 GiB, 54-63% of NVLink5's 900, where the
+  model gives a 2-rank ring the whole link (+83..+104%). Fitted on itself it needs 0.514 of
+  NVLink (5.7%), against 0.644 for A100's 2-GPU log 12 and 0.796 for H100's 8-GPU log 17: two
+  GPUs get a smaller share of their links than eight, which points at what the model leaves out
+  (each channel's copy rate, set by its SMs, not by the links), so a B200 share fitted on 8
+  GPUs would not carry over to 2. 37's 2 x 8 B200 over RoCE with Google's gIB plugin reach 260
+  GB/s at 4-8 GiB, 66% of 8 x 400G (the InfiniBand H100 fit gives 0.92), and its 1-2 MiB rows
+  fall to ~1 GB/s (INDEX.md: "mid-size noise is large"), so validate flags it as inconsistent
+  with the preset: a GKE A4 system file with its measured NIC share, once a second A4 log can
+  train it, is what would tell the model from the network.
 - **Not modelled**: NVLS/NVLSTree across NVL72 racks or on more than 2 nodes (logs 14, 34), and
   CollNetDirect. Log 19's sendrecv and both runs of log 36 (a thin
   inter-node pipe per INDEX.md) are flagged as inconsistent with the preset, as is log 11 run B
