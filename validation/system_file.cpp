@@ -17,10 +17,10 @@ using config::Field;
 using config::Map;
 using config::Reader;
 
-constexpr std::array<std::string_view, 17> kKeys = {
+constexpr std::array<std::string_view, 18> kKeys = {
     "name",         "description", "base",     "gpu",           "arch",     "gpus_per_node",
     "intra_node",   "gpu_link",    "gpu_link_latency", "nvls",  "nics_per_node", "nic_gpus",
-    "nic",          "nic_latency", "channels", "net_message_latency", "network_simple_only"};
+    "nic",          "nic_latency", "channels", "net_message_latency", "network_simple_only", "sharp"};
 
 // What a file must give when it does not start from a preset: the rest have defaults that
 // hold for any NCCL system (latencies of a few hundred ns, 16 channels, no EFA-like costs).
@@ -120,6 +120,7 @@ SystemPreset read_system_file(const std::string& path) {
   if (const Field* f = m.find("channels")) p.channels = count_in(r, *f, 1, 64, "NCCL's MAXCHANNELS is 64");
   if (const Field* f = m.find("net_message_latency")) p.net_message_latency_us = nanoseconds(r, *f) / 1e3;
   if (const Field* f = m.find("network_simple_only")) p.network_simple_only = config::read_bool(r, *f);
+  if (const Field* f = m.find("sharp")) p.sharp = config::read_bool(r, *f);
 
   // NVLS is the NVSwitch's own reduction: a mesh or PCIe has no switch to reduce in.
   if (p.nvls && p.intra != IntraNode::NvSwitch) {
@@ -175,6 +176,8 @@ std::string_view system_file_help() {
          "  channels             NCCL coll channels (1-64), unless the log's INFO lines or --channels say\n"
          "  net_message_latency  one-way, per message crossing the network beyond the links (EFA: 14.5us)\n"
          "  network_simple_only  true: the network plugin forces the Simple protocol across nodes\n"
+         "  sharp                true: the switches reduce in the network (InfiniBand SHARP), so NCCL can run\n"
+         "                       CollNet (validate --algo collnet_chain); the InfiniBand presets have it\n"
          "Without base, arch, gpus_per_node, intra_node, gpu_link, nics_per_node and nic are required.\n";
 }
 

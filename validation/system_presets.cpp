@@ -27,6 +27,11 @@ SystemPreset efa(SystemPreset p) {
   return p;
 }
 
+SystemPreset with_sharp(SystemPreset p) {
+  p.sharp = true;
+  return p;
+}
+
 SystemPreset simple_only_across_nodes(SystemPreset p) {
   p.network_simple_only = true;
   return p;
@@ -36,25 +41,26 @@ SystemPreset simple_only_across_nodes(SystemPreset p) {
 std::vector<SystemPreset> build() {
   using coll::GpuArch;
   return {
-      preset("dgx-a100", "DGX/HGX A100: 8 GPUs, NVSwitch NVLink3 300 GB/s per GPU, 8x HDR 200G InfiniBand", "A100",
-             GpuArch::Ampere, 8, IntraNode::NvSwitch, 300, 100, false, 8, 200, 500, 24),
+      with_sharp(preset("dgx-a100", "DGX/HGX A100: 8 GPUs, NVSwitch NVLink3 300 GB/s per GPU, 8x HDR 200G InfiniBand",
+                        "A100", GpuArch::Ampere, 8, IntraNode::NvSwitch, 300, 100, false, 8, 200, 500, 24)),
       simple_only_across_nodes(efa(preset("a100-efa",
                                           "HGX A100 as AWS p4d/p4de: NVLink3 300 GB/s per GPU, 4x 100G EFA NICs, "
                                           "Simple protocol across nodes",
                                           "A100", GpuArch::Ampere, 8, IntraNode::NvSwitch, 300, 100, false, 4, 100,
                                           1000, 24))),
-      preset("dgx-h100", "DGX/HGX H100: 8 GPUs, NVSwitch NVLink4 450 GB/s per GPU, NVLS, 8x NDR 400G InfiniBand",
-             "H100", GpuArch::Hopper, 8, IntraNode::NvSwitch, 450, 120, true, 8, 400, 600, 24),
+      with_sharp(preset("dgx-h100", "DGX/HGX H100: 8 GPUs, NVSwitch NVLink4 450 GB/s per GPU, NVLS, 8x NDR 400G InfiniBand",
+                        "H100", GpuArch::Hopper, 8, IntraNode::NvSwitch, 450, 120, true, 8, 400, 600, 24)),
       // p5's 32 EFA devices are 4 per GPU, which the aws-ofi-nccl plugin stripes as one NCCL
       // NIC of 400 Gb/s: a channel is bound to it as to one NDR NIC.
       efa(preset("h100-efa",
                  "HGX H100 as AWS p5: NVLink4 450 GB/s per GPU, NVLS, 32x 100G EFA NICs (4 per GPU, striped as "
                  "one 400G NIC)",
                  "H100", GpuArch::Hopper, 8, IntraNode::NvSwitch, 450, 120, true, 8, 400, 1000, 24)),
-      preset("h100-4gpu-ib",
-             "4x H100 SXM per node, direct NVLink4 mesh (no NVSwitch, no NVLS; 3 peers x 6 links), 4x HDR 200G "
-             "InfiniBand (SURF Snellius gcn nodes)",
-             "H100", GpuArch::Hopper, 4, IntraNode::NvLinkMesh, 450, 120, false, 4, 200, 600, 24),
+      // Log 25's INFO lines show 8 collnet channels on it: NCCL found the SHARP plugin.
+      with_sharp(preset("h100-4gpu-ib",
+                        "4x H100 SXM per node, direct NVLink4 mesh (no NVSwitch, no NVLS; 3 peers x 6 links), 4x HDR "
+                        "200G InfiniBand (SURF Snellius gcn nodes)",
+                        "H100", GpuArch::Hopper, 4, IntraNode::NvLinkMesh, 450, 120, false, 4, 200, 600, 24)),
       preset("pcie-8gpu",
              "8-GPU PCIe Gen5 server (no NVLink; ~55 GB/s per GPU and direction through PCIe switches), 8x 400G NICs",
              "RTX", GpuArch::Blackwell, 8, IntraNode::Pcie, 55, 500, false, 8, 400, 600, 16),

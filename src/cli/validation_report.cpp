@@ -132,6 +132,7 @@ nlohmann::json validation_json(const validation::LogFile& log, const std::vector
                             {"nvls", p.nvls},
                             {"nics_per_node", p.nics_per_node},
                             {"nic_gpus", validation::nic_gpus_of(p)},
+                            {"sharp", p.sharp},
                             {"nic_gbits_per_s", p.nic_gbits},
                             {"nic_latency_ns", p.nic_latency_ns},
                             {"channels", p.channels},

@@ -508,6 +508,10 @@ RunValidation validate_run(const validation::TestRun& log_run, std::size_t run_i
   const auto proto = coll::protocol_from_name(request.protocol);
   if (request.algorithm == "collnet_chain" && proto && *proto != coll::Protocol::Auto && *proto != coll::Protocol::Simple)
     throw CLI::ValidationError("--proto", "CollNetChain runs the Simple protocol only, not " + request.protocol);
+  if (request.algorithm == "collnet_chain" && !setup.preset.sharp)
+    throw CLI::ValidationError("--algo", "collnet_chain needs a network that reduces in its switches (SHARP), and " +
+                                             setup.preset.name +
+                                             " has none (a system file with 'sharp: true' says it has)");
   if (request.algorithm == "collnet_chain" && !collnet_chain_possible(setup))
     throw CLI::ValidationError("--algo", "collnet_chain is emulated only for allreduce on two or more full nodes (" +
                                              std::to_string(setup.nodes) + " node(s), " + std::to_string(setup.ranks) +

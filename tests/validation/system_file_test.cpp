@@ -40,7 +40,8 @@ TEST_F(SystemFile, EveryFieldWithItsUnit) {
                                                 "nic_latency: 1us\n"
                                                 "channels: 12\n"
                                                 "net_message_latency: 14.5us\n"
-                                                "network_simple_only: true\n"));
+                                                "network_simple_only: true\n"
+                                                "sharp: true\n"));
   EXPECT_EQ(p.name, "mine");  // the file's stem
   EXPECT_EQ(p.gpu, "H200");
   EXPECT_EQ(p.arch, coll::GpuArch::Hopper);
@@ -55,6 +56,7 @@ TEST_F(SystemFile, EveryFieldWithItsUnit) {
   EXPECT_EQ(p.channels, 12u);
   EXPECT_DOUBLE_EQ(p.net_message_latency_us, 14.5);
   EXPECT_TRUE(p.network_simple_only);
+  EXPECT_TRUE(p.sharp);
 }
 
 TEST_F(SystemFile, BaseKeepsWhatTheFileDoesNotChange) {

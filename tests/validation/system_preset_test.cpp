@@ -36,6 +36,11 @@ TEST(SystemPreset, PublishedNumbers) {
   EXPECT_EQ(find_system_preset("h100-efa")->nics_per_node * find_system_preset("h100-efa")->nic_gbits, 3200);
   EXPECT_EQ(find_system_preset("pcie-8gpu")->intra, IntraNode::Pcie);
   EXPECT_EQ(find_system_preset("gb200-nvl72")->gpus_per_node, 72u);
+  // SHARP on the InfiniBand presets only: EFA and RoCE do not reduce in the network.
+  for (const SystemPreset& p : system_presets())
+    EXPECT_EQ(p.sharp, p.description.find("InfiniBand") != std::string::npos) << p.name;
+  EXPECT_TRUE(a100.sharp);
+  EXPECT_FALSE(find_system_preset("h100-efa")->sharp);
 }
 
 TEST(SystemTopology, TwoDgxH100Nodes) {

@@ -405,6 +405,23 @@ class Validate(unittest.TestCase):
             self.assertLessEqual(busbw, 50 * 64 / 65 * 1.001)
             self.assertGreater(busbw, 0.95 * 50 * 64 / 65)
 
+    def test_collnet_needs_a_network_with_sharp(self):
+        # CollNetChain reduces in the switches: EFA has no SHARP, a system file may say it has.
+        r = collsim("validate", log("25"), "--system", "h100-efa", "--algo", "collnet_chain")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("collnet_chain needs a network that reduces in its switches (SHARP), and h100-efa has none",
+                      r.stderr)
+        with tempfile.TemporaryDirectory() as d:
+            sharp = os.path.join(d, "efa-sharp.yaml")
+            with open(sharp, "w") as f:
+                f.write("base: h100-efa\nsharp: true\n")
+            r = collsim("validate", log("25"), "--system", sharp, "--algo", "collnet_chain", "--min-bytes", "1GiB",
+                        "--max-bytes", "1GiB", "--json")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            run = json.loads(r.stdout)["runs"][0]
+            self.assertTrue(run["system_hardware"]["sharp"])
+            self.assertTrue(run["sizes"][0]["algorithm"].startswith("collnet_chain"), run["sizes"][0]["algorithm"])
+
     def test_list_systems(self):
         r = collsim("validate", "--list-systems")
         self.assertEqual(r.returncode, 0, r.stderr)

@@ -56,6 +56,9 @@ struct SystemPreset {
   // p4d/p4de, whose EFA (v1) does not deliver a message's bytes in order, which LL and LL128
   // need (aws-ofi-nccl issue #76; PR #280 exempted p5). NCCL then tunes the algorithm alone.
   bool network_simple_only = false;
+  // The network reduces in its switches (InfiniBand SHARP), so NCCL can run CollNet
+  // (NCCL_COLLNET_ENABLE=1 with the SHARP plugin); validate's collnet_chain needs it.
+  bool sharp = false;
   // NIC k serves GPUs nic_gpus[k] (the GPUs closest to it); empty: default_nic_gpus
   // (nic_affinity.hpp), one NIC per GPU or consecutive GPUs sharing one.
   std::vector<std::vector<std::uint32_t>> nic_gpus{};
