@@ -25,6 +25,8 @@ struct CalibrateOptions {
   std::uint32_t sizes_per_run = 8;
   std::uint32_t ranks = 0;
   std::string from;  // a calibration whose parameters the fit starts from
+  // "LOG: OPTIONS": how NCCL ran that log, where it differs from the options for all logs.
+  std::vector<std::string> log_options;
   ValidationRequest request;
   SimulationCliOptions sim;
 };
@@ -171,6 +173,44 @@ struct Pass {
   double median_abs_error = 0;
 };
 
+// A log's own options (--log-options "LOG: OPTIONS") over the request of every log: the options
+// of add_run_choice_options and --ranks, parsed as on the command line.
+struct LogOptions {
+  std::string log, options;
+};
+
+std::vector<LogOptions> parse_log_options(const std::vector<std::string>& given, const std::vector<std::string>& logs) {
+  std::vector<LogOptions> out;
+  for (const std::string& g : given) {
+    const std::size_t colon = g.find(": ");
+    if (colon == std::string::npos)
+      throw CLI::ValidationError("--log-options", "expected 'LOG: OPTIONS' (e.g. 'run.log: --algo ring'), not '" + g + "'");
+    LogOptions lo{g.substr(0, colon), g.substr(colon + 2)};
+    if (std::find(logs.begin(), logs.end(), lo.log) == logs.end())
+      throw CLI::ValidationError("--log-options", "'" + lo.log + "' is not one of the logs given");
+    for (const LogOptions& seen : out)
+      if (seen.log == lo.log) throw CLI::ValidationError("--log-options", "'" + lo.log + "' is given options twice");
+    out.push_back(std::move(lo));
+  }
+  return out;
+}
+
+ValidationRequest request_for(const std::string& log, const std::vector<LogOptions>& per_log, ValidationRequest r) {
+  for (const LogOptions& lo : per_log) {
+    if (lo.log != log) continue;
+    CLI::App app("the options of one log");
+    add_run_choice_options(app, r);
+    app.add_option("--ranks", r.ranks_if_unknown, "Ranks, when the log does not tell")->check(CLI::Range(2u, 1u << 24));
+    try {
+      app.parse(lo.options, false);
+      check_run_choice_options(r);
+    } catch (const CLI::ParseError& e) {
+      throw CLI::ValidationError("--log-options", "'" + lo.log + ": " + lo.options + "': " + e.what());
+    }
+  }
+  return r;
+}
+
 void run_calibrate(const CalibrateOptions& o) {
   check_output_path("--output", o.output);  // before minutes of fitting, not after
   const validation::SystemPreset system = system_of_option(o.system);
@@ -189,6 +229,8 @@ void run_calibrate(const CalibrateOptions& o) {
     result.trained_on = start.trained_on;
   }
   if (p.nvls_efficiency < 0) p.nvls_efficiency = validation::nccl_nvls_efficiency(system.arch);
+  const std::vector<LogOptions> per_log = parse_log_options(o.log_options, o.logs);
+  for (const std::string& path : o.logs) request_for(path, per_log, request);  // bad options before any pass
   std::vector<validation::LogFile> logs;
   for (const std::string& path : o.logs) logs.push_back(validation::read_nccl_tests_log(path));
 
@@ -198,13 +240,16 @@ void run_calibrate(const CalibrateOptions& o) {
     auto simulate = [&] {
       Pass pass;
       std::vector<double> errors;
-      for (const validation::LogFile& log : logs)
+      for (std::size_t k = 0; k < logs.size(); ++k) {
+        const validation::LogFile& log = logs[k];
+        const ValidationRequest log_request = request_for(o.logs[k], per_log, request);
         for (std::size_t i = 0; i < log.runs.size(); ++i) {
-          const ValidationSetup setup = resolve_setup(log.runs[i], request);
-          RunValidation v = validate_run(log.runs[i], i, setup, request, o.sim, parallel);
+          const ValidationSetup setup = resolve_setup(log.runs[i], log_request);
+          RunValidation v = validate_run(log.runs[i], i, setup, log_request, o.sim, parallel);
           for (const auto& s : v.sizes) errors.push_back(std::fabs(s.error));
           pass.runs.push_back(std::move(v));
         }
+      }
       pass.median_abs_error = median(errors);
       return pass;
     };
@@ -304,6 +349,9 @@ void add_calibrate_command(CLI::App& app) {
       ->check(CLI::Range(2, 1000));
   cmd->add_option("--ranks", o->ranks, "Ranks of the logs that do not tell");
   add_run_choice_options(*cmd, o->request);
+  cmd->add_option("--log-options", o->log_options,
+                  "'LOG: OPTIONS': how NCCL ran one of the logs where it differs from the options above (e.g. "
+                  "'28.log: --algo ring'; the options above and --ranks); repeat per log");
   cmd->add_option("--from", o->from,
                   "Start from this calibration: what the logs given do not inform keeps its value (e.g. the NVLink "
                   "efficiency of one-node logs when fitting a multi-node log's NICs)")

@@ -116,7 +116,8 @@ nlohmann::json validation_json(const validation::LogFile& log, const std::vector
     r["ranks_source"] = s.ranks_source;
     r["nodes"] = s.nodes;
     r["gpus_per_node"] = s.gpus_per_node;
-    r["nics_used_per_node"] = s.nics.physical;
+    // One node sends nothing through its NICs.
+    r["nics_used_per_node"] = s.nodes > 1 ? s.nics.physical : std::vector<std::uint32_t>{};
     r["system"] = s.preset.name;
     r["system_source"] = s.preset_source;
     // The hardware that was simulated, with the keys of a system file (--help-system), so that

@@ -574,6 +574,29 @@ class Calibrate(unittest.TestCase):
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertEqual(json.loads(r.stdout)["runs"][0]["system"], "h100-4gpu-ib")
 
+    def test_each_log_may_have_its_own_options(self):
+        # CollNetChain needs several nodes: for one-node log 22 and two-node log 25 together it
+        # can only be 25's own option, and the fit then runs with it.
+        r = collsim("calibrate", log("22"), log("25"), "--system", "h100-4gpu-ib", "-o", os.devnull, "--algo",
+                    "collnet_chain", "--iterations", "1", "--sizes-per-run", "4")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("collnet_chain is emulated only for allreduce on two or more full nodes", r.stderr)
+        with tempfile.TemporaryDirectory() as d:
+            cal = os.path.join(d, "cal.yaml")
+            r = collsim("calibrate", log("22"), log("25"), "--system", "h100-4gpu-ib", "-o", cal, "--log-options",
+                        log("25") + ": --algo collnet_chain --channels 4", "--iterations", "1", "--sizes-per-run", "4")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("pass 1:", r.stdout)
+            for options, message in (
+                    ("elsewhere.log: --algo ring", "'elsewhere.log' is not one of the logs given"),
+                    (log("25") + " --algo ring", "expected 'LOG: OPTIONS'"),
+                    (log("25") + ": --algo", "--log-options: '" + log("25") + ": --algo'"),
+                    (log("25") + ": --proto LL64", "LL, LL128, Simple or auto")):
+                r = collsim("calibrate", log("22"), log("25"), "--system", "h100-4gpu-ib", "-o", cal,
+                            "--log-options", options)
+                self.assertNotEqual(r.returncode, 0, options)
+                self.assertIn(message, r.stderr, options)
+
     def test_ll128_between_nodes_is_fitted_apart_from_simple(self):
         # Log 25 (2 x 4 H100, 4 x 200G): its 64-256 MiB LL128 trees move a NIC byte at ~78% of
         # the rate its >= 512 MiB Simple trees do (3959 us for 256 MiB against 6235 for 512,
