@@ -2,7 +2,7 @@
 """Regenerates validation/REPORT.md and validation/plots/*.png: calibrates the presets that
 have training logs, then validates every log in validation/logs against its preset.
 
-Usage: python3 validation/make_report.py [--collsim PATH] [--only NN,NN]
+Usage: python3 validation/make_report.py [--collsim PATH] [--only NN,NN] [--leave-one-out] [--output FILE]
 
 Which log is training and which validation, and which preset and options each log gets, is
 the table LOGS below (facts from validation/logs/INDEX.md). Takes some minutes.
@@ -406,10 +406,63 @@ def self_fit(collsim, number, calibrations):
     return json.loads(v), out, last_pass(text.splitlines()), wall + vwall
 
 
+# Leave-one-out: each log validated with a calibration fitted on the other logs of its preset
+# (each with its own options, --log-options), or uncalibrated when it is its preset's only log.
+# This is what a user gets on a system collsim was not fitted to. Fewer passes and sizes than
+# the report's calibrations, to keep ~20 fits affordable.
+LOO_OPTIONS = ["--iterations", "3", "--sizes-per-run", "8"]
+
+
+def leave_one_out(collsim, number):
+    preset, _, extra, _ = LOGS[number]
+    others = [n for n in sorted(LOGS) if n != number and LOGS[n][0] == preset and n not in PRESET_FITS]
+    cmd = [collsim, "validate", log_file(number), "--system", preset, "--json", *extra]
+    wall = 0.0
+    if others:
+        out = os.path.join("validation", "calibration", "leave-one-out", number + ".yaml")
+        fit = [collsim, "calibrate", *[log_file(n) for n in others], "--system", preset, "-o", out, *LOO_OPTIONS]
+        for n in others:
+            if LOGS[n][2]:
+                fit += ["--log-options", log_file(n) + ": " + " ".join(LOGS[n][2])]
+        _, wall = run(fit)
+        cmd += ["--calibration", out]
+    text, vwall = run(cmd)
+    return json.loads(text), others, wall + vwall
+
+
+def leave_one_out_lines(loo):
+    """The headline: median over logs consistent with their preset of each log's median |error|."""
+    def median(v):
+        v = sorted(v)
+        return None if not v else v[len(v) // 2] if len(v) % 2 else 0.5 * (v[len(v) // 2 - 1] + v[len(v) // 2])
+    kept = {n: r for n, r in loo.items() if consistent(r[0])}
+    large = [r[0]["median_abs_error_large"] for r in kept.values() if r[0]["median_abs_error_large"] is not None]
+    small = [r[0]["median_abs_error_small"] for r in kept.values() if r[0]["median_abs_error_small"] is not None]
+    within = sum(1 for v in large if v <= TARGET_LARGE)
+    lines = ["## Leave-one-out: each log on a calibration it did not train", "",
+             f"Each log validated with a calibration fitted on the other logs of its preset (`calibrate "
+             f"{' '.join(LOO_OPTIONS)}`, each log with its own options), or uncalibrated when it is its preset's "
+             f"only log: what a user gets on a system collsim was not fitted to. Over the {len(kept)} logs consistent "
+             f"with their preset: median |error| **{pct(median(large))}** at >= 1 MiB ({within} of {len(large)} "
+             f"within 10%) and **{pct(median(small))}** below.", "",
+             "| log | preset | calibrated on | >= 1 MiB median / max | < 1 MiB median / max | targets | consistent | wall |",
+             "|---|---|---|---|---|---|---|---|"]
+    for number, (j, others, wall) in sorted(loo.items()):
+        lines.append(f"| [{number}](#log-{number}) | {LOGS[number][0]} | {', '.join(others) or 'nothing (only log)'} | "
+                     f"{pct(j['median_abs_error_large'])} / {pct(j['max_abs_error_large'])} | "
+                     f"{pct(j['median_abs_error_small'])} / {pct(j['max_abs_error_small'])} | "
+                     f"{'met' if meets(j) else 'missed'} | {'yes' if consistent(j) else '**no**'} | {wall:.0f} s |")
+    return lines + [""]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--collsim", default=None)
     ap.add_argument("--only", default="")
+    ap.add_argument("--output", default=os.path.join(HERE, "REPORT.md"),
+                    help="where to write the report (a trial with --only should not replace REPORT.md)")
+    ap.add_argument("--leave-one-out", action="store_true",
+                    help="also validate each log on a calibration fitted on the other logs of its preset")
     args = ap.parse_args()
     collsim = args.collsim
     if collsim is None:
@@ -449,7 +502,13 @@ def main():
             self_fits[number] = self_fit(collsim, number, calibrations)
             print(f"fitted {number} on itself in {self_fits[number][3]:.1f} s", file=sys.stderr)
 
-    write_report(results, calibrations, self_fits)
+    loo = {}
+    if args.leave_one_out:
+        os.makedirs(os.path.join(HERE, "calibration", "leave-one-out"), exist_ok=True)
+        for number in results:
+            loo[number] = leave_one_out(collsim, number)
+            print(f"left {number} out in {loo[number][2]:.1f} s", file=sys.stderr)
+    write_report(results, calibrations, self_fits, loo, args.output)
 
 
 # Logs a preset's built-in number was fitted on (not by `collsim calibrate`): training too.
@@ -464,13 +523,15 @@ def role(number, preset):
     return "training" if number in TRAINING.get(preset, ([], []))[0] else "validation"
 
 
-def write_report(results, calibrations, self_fits):
+def write_report(results, calibrations, self_fits, loo, output):
     lines = ["# Validation against nccl-tests logs", "",
              "Regenerated by `python3 validation/make_report.py` (calibrates, then runs `collsim validate` on every "
              "log of `validation/logs`; INDEX.md there describes the logs). Error = simulated busbw / measured busbw "
              "- 1 (busbw by nccl-tests' formula on each time). Targets: median |error| <= 10% for sizes >= 1 MiB and "
-             "<= 25% below, on validation logs (not used for calibration).", "",
-             "## Calibrations", ""]
+             "<= 25% below, on validation logs (not used for calibration).", ""]
+    if loo:
+        lines += leave_one_out_lines(loo)
+    lines += ["## Calibrations", ""]
     for preset, (path, text, wall) in calibrations.items():
         lines.append(f"- **{preset}** on logs {', '.join(TRAINING[preset][0])} ({wall:.1f} s): `{path}`; last pass: "
                      f"{last_pass(text)}")
@@ -538,7 +599,7 @@ def write_report(results, calibrations, self_fits):
             if algos:
                 lines.append(f"  - simulated as: {', '.join(algos)}")
         lines += ["", f"![log {number}](plots/{number}.png)", ""]
-    with open(os.path.join(HERE, "REPORT.md"), "w") as f:
+    with open(output, "w") as f:
         f.write("\n".join(lines) + "\n")
 
 
