@@ -12,6 +12,7 @@ import argparse
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 import time
@@ -433,8 +434,7 @@ def leave_one_out(collsim, number):
 def leave_one_out_lines(loo):
     """The headline: median over logs consistent with their preset of each log's median |error|."""
     def median(v):
-        v = sorted(v)
-        return None if not v else v[len(v) // 2] if len(v) % 2 else 0.5 * (v[len(v) // 2 - 1] + v[len(v) // 2])
+        return statistics.median(v) if v else None
     kept = {n: r for n, r in loo.items() if consistent(r[0])}
     large = [r[0]["median_abs_error_large"] for r in kept.values() if r[0]["median_abs_error_large"] is not None]
     small = [r[0]["median_abs_error_small"] for r in kept.values() if r[0]["median_abs_error_small"] is not None]

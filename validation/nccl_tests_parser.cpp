@@ -90,7 +90,7 @@ class Parser {
     }
     if (t == "...") {
       TestRun& r = run();
-      (r.columns_seen ? r.rows_elided : r.devices_elided) = true;
+      if (!r.columns_seen) r.devices_elided = true;
       return;
     }
     if (looks_like_row(t)) {

@@ -229,8 +229,10 @@ void run_calibrate(const CalibrateOptions& o) {
     result.trained_on = start.trained_on;
   }
   if (p.nvls_efficiency < 0) p.nvls_efficiency = validation::nccl_nvls_efficiency(system.arch);
+  // Each log's request, checked before any pass; each pass gives them the parameters it fits.
   const std::vector<LogOptions> per_log = parse_log_options(o.log_options, o.logs);
-  for (const std::string& path : o.logs) request_for(path, per_log, request);  // bad options before any pass
+  std::vector<ValidationRequest> log_requests;
+  for (const std::string& path : o.logs) log_requests.push_back(request_for(path, per_log, request));
   std::vector<validation::LogFile> logs;
   for (const std::string& path : o.logs) logs.push_back(validation::read_nccl_tests_log(path));
 
@@ -242,7 +244,8 @@ void run_calibrate(const CalibrateOptions& o) {
       std::vector<double> errors;
       for (std::size_t k = 0; k < logs.size(); ++k) {
         const validation::LogFile& log = logs[k];
-        const ValidationRequest log_request = request_for(o.logs[k], per_log, request);
+        ValidationRequest& log_request = log_requests[k];
+        log_request.parameters = p;
         for (std::size_t i = 0; i < log.runs.size(); ++i) {
           const ValidationSetup setup = resolve_setup(log.runs[i], log_request);
           RunValidation v = validate_run(log.runs[i], i, setup, log_request, o.sim, parallel);

@@ -111,8 +111,7 @@ struct TestRun {
   std::optional<std::string> command;    // the command line that started it, if printed
   std::size_t first_line = 0, last_line = 0;
   bool devices_elided = false;           // "..." in place of some device lines
-  bool rows_elided = false;              // "..." in place of some rows (after the column header)
-  bool columns_seen = false;             // the table's column header was read
+  bool columns_seen = false;             // the table's column header was read (a "..." after it elides rows)
 };
 
 struct LogFile {
