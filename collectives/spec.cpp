@@ -108,7 +108,7 @@ Plan make_plan(const CollectiveSpec& spec) {
     const std::string why = algorithm->unsupported(plan);
     if (!why.empty()) bad(std::string(to_string(plan.collective)) + " " + plan.algorithm + ": " + why);
   }
-  if (plan.steps_per_network_message > 1 && plan.algorithm != "double_binary_tree")
+  if (plan.steps_per_network_message > 1 && algorithm->path != ChunkPath::Tree)
     bad("steps_per_network_message applies to the double binary tree only, not " + plan.algorithm);
   plan.channels_per_nic = algorithm->channels_per_nic;
   if (spec.max_in_flight == 0 && algorithm->one_step_chunks) plan.max_in_flight = kNcclSteps;

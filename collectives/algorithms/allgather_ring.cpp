@@ -19,6 +19,6 @@ void emit(RankEmitter& out) {
 
 extern const Algorithm kAllgatherRing{"ring", Collective::Allgather,
                                       "NCCL ring: n-1 steps passing blocks around a ring, pipelined in chunks", slices,
-                                      emit};
+                                      emit, nullptr, nullptr, 1, false, ChunkPath::Ring};
 
 }  // namespace collsim::coll

@@ -187,11 +187,17 @@ std::uint64_t default_chunk(const Plan& plan) {
   return chunk;
 }
 
+// Up the node's chain and the tree over nodes, then back down both.
+std::uint64_t tree_depth(const Plan& plan) {
+  const std::uint64_t levels = std::bit_width(std::uint64_t{plan.nodes()} - 1);  // ceil(log2(nodes))
+  return 2 * (plan.node_size() - 1 + levels);
+}
+
 }  // namespace
 
 extern const Algorithm kAllreduceDoubleBinaryTree{
     "double_binary_tree", Collective::Allreduce,
     "NCCL double binary tree: half the data reduced up and broadcast down each of two complementary trees, pipelined",
-    pipelined_slices, emit, nullptr, default_chunk, 2, true};
+    pipelined_slices, emit, nullptr, default_chunk, 2, true, ChunkPath::Tree, tree_depth, 6};
 
 }  // namespace collsim::coll

@@ -21,6 +21,6 @@ void emit(RankEmitter& out) {
 
 extern const Algorithm kAllreduceRing{"ring", Collective::Allreduce,
                                       "NCCL ring: reduce-scatter then allgather around a ring, pipelined in chunks",
-                                      slices, emit};
+                                      slices, emit, nullptr, nullptr, 1, false, ChunkPath::Ring};
 
 }  // namespace collsim::coll

@@ -24,6 +24,7 @@ void emit(RankEmitter& out) {
 
 extern const Algorithm kBroadcastPipelinedChain{
     "pipelined_chain", Collective::Broadcast,
-    "NCCL ring broadcast: a chain from the root, pipelined in chunks", pipelined_slices, emit, nullptr, one_step_chunk, 1, true};
+    "NCCL ring broadcast: a chain from the root, pipelined in chunks", pipelined_slices, emit, nullptr, one_step_chunk, 1, true,
+    ChunkPath::Chain, [](const Plan& plan) -> std::uint64_t { return plan.n - 1; }, 3};
 
 }  // namespace collsim::coll

@@ -27,6 +27,7 @@ void emit(RankEmitter& out) {
 extern const Algorithm kReducePipelinedChain{
     "pipelined_chain", Collective::Reduce,
     "NCCL ring reduce: a chain ending at the root, each rank adding its data, pipelined in chunks", pipelined_slices,
-    emit, nullptr, one_step_chunk, 1, true};
+    emit, nullptr, one_step_chunk, 1, true, ChunkPath::Chain, [](const Plan& plan) -> std::uint64_t { return plan.n - 1; },
+    3};
 
 }  // namespace collsim::coll

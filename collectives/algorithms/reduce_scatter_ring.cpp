@@ -20,6 +20,7 @@ void emit(RankEmitter& out) {
 
 extern const Algorithm kReduceScatterRing{
     "ring", Collective::ReduceScatter,
-    "NCCL ring: n-1 steps reducing blocks on their way around a ring, pipelined in chunks", slices, emit};
+    "NCCL ring: n-1 steps reducing blocks on their way around a ring, pipelined in chunks", slices, emit,
+    nullptr, nullptr, 1, false, ChunkPath::Ring};
 
 }  // namespace collsim::coll

@@ -10,14 +10,14 @@
 #include "observe_options.hpp"
 #include "validation_options.hpp"
 #include "validation_report.hpp"
-#include "validation_runner.hpp"
+#include "validation_simulator.hpp"
 
 namespace collsim::cli {
 namespace {
 
 struct ValidateOptions {
   std::string log;
-  ValidationRequest request;
+  validation::ValidationRequest request;
   std::string min_bytes, max_bytes;
   int run = -1;  // -1: every run of the file
   std::string calibration;
@@ -60,16 +60,20 @@ void run_validate(ValidateOptions o) {
     throw CLI::ValidationError("--run", o.log + " has " + std::to_string(log.runs.size()) + " run(s)");
 
   ParallelContext parallel;
-  std::vector<RunValidation> results;
+  std::vector<validation::RunValidation> results;
   const int rc = parallel.guarded([&] {
     std::uint64_t rows = 0;
     for (std::size_t i = 0; i < log.runs.size(); ++i)
       if (o.run < 0 || static_cast<std::size_t>(o.run) == i) rows += log.runs[i].rows.size();
+    PacketValidationSimulator simulator(o.sim, parallel);
     RunWatch watch(o.sim.observe, parallel.is_root(), parallel.transport().size(), nullptr, "sizes", rows);
     for (std::size_t i = 0; i < log.runs.size(); ++i) {
       if (o.run >= 0 && static_cast<std::size_t>(o.run) != i) continue;
-      const ValidationSetup setup = resolve_setup(log.runs[i], o.request);
-      RunValidation v = validate_run(log.runs[i], i, setup, o.request, o.sim, parallel, &watch);
+      validation::RunValidation v = with_option_errors([&] {
+        const validation::ValidationSetup setup = validation::resolve_setup(log.runs[i], o.request);
+        return validation::validate_run(log.runs[i], i, setup, o.request, simulator,
+                                        [&](std::uint64_t done, std::uint64_t events) { watch.advance(done, events); });
+      });
       if (!parallel.is_root()) continue;
       if (!o.json) print_validation_human(log, v);
       results.push_back(std::move(v));

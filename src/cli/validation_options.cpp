@@ -4,7 +4,7 @@
 
 namespace collsim::cli {
 
-void add_run_choice_options(CLI::App& cmd, ValidationRequest& r) {
+void add_run_choice_options(CLI::App& cmd, validation::ValidationRequest& r) {
   cmd.add_option("--gpus-per-node", r.gpus_per_node, "GPUs per node (default: the device lines, else the preset)")
       ->check(CLI::Range(1u, 1024u));
   cmd.add_option("--gpus-per-thread", r.gpus_per_thread,
@@ -28,12 +28,16 @@ void add_run_choice_options(CLI::App& cmd, ValidationRequest& r) {
       ->check(whole_number(UINT64_MAX, 1));
 }
 
-void check_run_choice_options(const ValidationRequest& r) {
+void check_run_choice_options(const validation::ValidationRequest& r) {
   if (!coll::protocol_from_name(r.protocol))
     throw CLI::ValidationError("--proto", "LL, LL128, Simple or auto, not '" + r.protocol + "'");
 }
 
-std::string apply_calibration(const validation::Calibration& c, const std::string& path, ValidationRequest& r) {
+validation::SystemPreset system_of_option(const std::string& name_or_path) {
+  return with_option_errors([&] { return validation::system_of_option(name_or_path); });
+}
+
+std::string apply_calibration(const validation::Calibration& c, const std::string& path, validation::ValidationRequest& r) {
   r.parameters = c.parameters;
   if (r.system.empty()) {
     r.system = c.system;

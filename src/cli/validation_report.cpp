@@ -22,7 +22,7 @@ std::string percent(double v) {
 
 nlohmann::json or_null(double v) { return v < 0 ? nlohmann::json(nullptr) : nlohmann::json(v); }
 
-nlohmann::json sizes_json(const RunValidation& v) {
+nlohmann::json sizes_json(const validation::RunValidation& v) {
   nlohmann::json a = nlohmann::json::array();
   for (const validation::SizeComparison& s : v.sizes)
     a.push_back({{"bytes", s.bytes},
@@ -55,8 +55,8 @@ std::string run_title(const validation::TestRun& run) {
 
 }  // namespace
 
-void print_validation_human(const validation::LogFile& log, const RunValidation& v) {
-  const ValidationSetup& s = v.setup;
+void print_validation_human(const validation::LogFile& log, const validation::RunValidation& v) {
+  const validation::ValidationSetup& s = v.setup;
   const validation::SystemPreset& p = s.preset;
   const validation::TestRun& run = log.runs[v.run_index];
   std::printf("log         %s, run %zu of %zu (lines %zu-%zu): %s\n", log.path.c_str(), v.run_index + 1, log.runs.size(),
@@ -98,15 +98,15 @@ void print_validation_human(const validation::LogFile& log, const RunValidation&
               v.sizes.size(), v.wall_s);
 }
 
-nlohmann::json validation_json(const validation::LogFile& log, const std::vector<RunValidation>& runs) {
+nlohmann::json validation_json(const validation::LogFile& log, const std::vector<validation::RunValidation>& runs) {
   nlohmann::json j;
   j["log"] = log.path;
   j["runs"] = nlohmann::json::array();
   nlohmann::json all = nlohmann::json::array();
   std::vector<validation::SizeComparison> every;
   double wall = 0;
-  for (const RunValidation& v : runs) {
-    const ValidationSetup& s = v.setup;
+  for (const validation::RunValidation& v : runs) {
+    const validation::ValidationSetup& s = v.setup;
     nlohmann::json r;
     r["run"] = v.run_index;
     r["program"] = log.runs[v.run_index].header.program.value_or("");

@@ -13,6 +13,15 @@
 
 namespace collsim::coll {
 
+// How a chunk travels between ranks, which tells how NCCL's cost model treats the algorithm
+// and how deep a pipeline of chunks has to be to keep every rank busy.
+enum class ChunkPath : std::uint8_t {
+  Other,  // direct exchanges, recursive doubling and halving, binomial trees
+  Ring,   // every rank forwards to the next: each round moves every rank's chunk one hop
+  Tree,   // up a chain inside the node, up and down a tree across nodes, back down the chain
+  Chain,  // one chain through every rank (NCCL's ring broadcast and reduce)
+};
+
 struct Algorithm {
   std::string_view name;          // unique per collective, e.g. "ring"
   Collective collective;
@@ -34,6 +43,14 @@ struct Algorithm {
   // Its default chunk is one step of NCCL's buffer or less (chunkSteps 1: trees and chains),
   // so NCCL_STEPS of them are in flight per connection, where a ring's chunk takes 4 steps.
   bool one_step_chunks = false;
+  ChunkPath path = ChunkPath::Other;
+  // Hops a chunk passes from the first rank that sends it to the last that receives it, when
+  // one pipeline runs through the ranks (trees, chains); 0 when every rank works on its own
+  // block each round (rings), and a few chunks per block keep every link busy.
+  std::uint64_t (*pipeline_depth)(const Plan& plan) = nullptr;
+  // The most ops one rank issues per pipeline step and channel (sizes the pipeline to a budget
+  // of ops).
+  std::uint32_t ops_per_step = 0;
 };
 
 // The slicing most algorithms use: every block cut into channels * block_pipeline_steps()

@@ -6,6 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "collsim/collectives/algorithm.hpp"
+#include "collsim/collectives/collective.hpp"
+
 namespace collsim::validation {
 
 inline constexpr std::uint64_t kLargeSizeBytes = 1ull << 20;
@@ -17,6 +20,9 @@ struct SizeComparison {
   double measured_busbw = 0, simulated_busbw = 0;  // GB/s, nccl-tests' formula on each time
   double error = 0;                                // simulated busbw / measured busbw - 1
   std::string algorithm;                           // what the simulation ran: "ring LL128 x24"
+  coll::ChunkPath path = coll::ChunkPath::Other;   // of the algorithm that ran
+  coll::Protocol protocol = coll::Protocol::Simple;
+  bool nvls = false;                               // NVLS or NVLSTree ran
   double wall_s = 0;                               // simulation wall time of this size
   std::uint64_t events = 0;
 };
