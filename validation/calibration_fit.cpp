@@ -56,11 +56,6 @@ void fit_simple_latency(const std::map<double, std::vector<double>>& shift_by_ro
 
 }  // namespace
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0.0 : v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-}
-
 double network_crossings(const RunValidation& v, const SizeComparison& s) {
   const double nodes = v.setup.nodes;
   switch (s.path) {

@@ -5,16 +5,13 @@
 #include <cstdio>
 
 namespace collsim::validation {
-namespace {
 
-double median(std::vector<double> v) {
-  if (v.empty()) return -1;
+double median(std::vector<double> v, double if_empty) {
+  if (v.empty()) return if_empty;
   std::sort(v.begin(), v.end());
   const std::size_t m = v.size() / 2;
   return v.size() % 2 == 1 ? v[m] : 0.5 * (v[m - 1] + v[m]);
 }
-
-}  // namespace
 
 double busbw_error(double measured_us, double simulated_us) {
   return simulated_us > 0 ? measured_us / simulated_us - 1.0 : 0.0;
@@ -29,8 +26,8 @@ ErrorSummary summarize(const std::vector<SizeComparison>& sizes) {
   ErrorSummary e;
   e.large_sizes = large.size();
   e.small_sizes = small.size();
-  e.median_abs_large = median(large);
-  e.median_abs_small = median(small);
+  e.median_abs_large = median(large, -1);
+  e.median_abs_small = median(small, -1);
   e.max_abs_large = large.empty() ? -1 : *std::max_element(large.begin(), large.end());
   e.max_abs_small = small.empty() ? -1 : *std::max_element(small.begin(), small.end());
   e.median_signed_large = large_signed.empty() ? 0 : median(large_signed);

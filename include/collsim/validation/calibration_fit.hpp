@@ -16,9 +16,6 @@
 
 namespace collsim::validation {
 
-// 0 for no values.
-double median(std::vector<double> values);
-
 enum class Informs {
   NvlsEfficiency,
   GpuLinkEfficiency,

@@ -27,6 +27,8 @@ struct SizeComparison {
   std::uint64_t events = 0;
 };
 
+double median(std::vector<double> values, double if_empty = 0);
+
 // busbw is inversely proportional to time at a fixed size, so the busbw error is the time
 // ratio: measured / simulated - 1 (positive: the simulation is faster).
 double busbw_error(double measured_us, double simulated_us);
