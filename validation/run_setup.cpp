@@ -61,8 +61,9 @@ ValidationSetup resolve_setup(const TestRun& run, const ValidationRequest& reque
   s.gpus_per_node = request.gpus_per_node != 0 ? request.gpus_per_node
                     : facts.gpus_per_node != 0 ? facts.gpus_per_node
                                                : std::min(s.preset.gpus_per_node, s.ranks);
-  // NVL72 racks are one NVLink domain of many 4-GPU trays: the domain is the node.
-  if (request.gpus_per_node == 0 && s.preset.gpus_per_node > s.gpus_per_node && s.preset.name.find("nvl72") != std::string::npos)
+  // An NVLink domain of several servers (an NVL72 rack's trays): the device lines show the
+  // servers, and the domain is the node.
+  if (request.gpus_per_node == 0 && s.preset.gpus_per_host != 0 && s.preset.gpus_per_node > s.gpus_per_node)
     s.gpus_per_node = std::min(s.preset.gpus_per_node, s.ranks);
   if (s.gpus_per_node > s.preset.gpus_per_node)
     throw OptionError("--gpus-per-node", std::to_string(s.gpus_per_node) + " GPUs per node, but preset " +

@@ -17,10 +17,11 @@ using config::Field;
 using config::Map;
 using config::Reader;
 
-constexpr std::array<std::string_view, 18> kKeys = {
+constexpr std::array<std::string_view, 21> kKeys = {
     "name",         "description", "base",     "gpu",           "arch",     "gpus_per_node",
     "intra_node",   "gpu_link",    "gpu_link_latency", "nvls",  "nics_per_node", "nic_gpus",
-    "nic",          "nic_latency", "channels", "net_message_latency", "network_simple_only", "sharp"};
+    "nic",          "nic_latency", "channels", "net_message_latency", "network_simple_only", "sharp",
+    "transport",    "net_efficiency", "gpus_per_host"};
 
 // What a file must give when it does not start from a preset: the rest have defaults that
 // hold for any NCCL system (latencies of a few hundred ns, 16 channels, no EFA-like costs).
@@ -67,6 +68,30 @@ std::vector<std::vector<std::uint32_t>> read_nic_gpus(const Reader& r, const Fie
     for (const YAML::Node& g : nic) gpus.push_back(config::read_count(r, Field{"nic_gpus", g, g}));
   }
   return serves;
+}
+
+// transport: the kind, and the costs it implies for what the file does not give (the base's
+// were its own transport's). A transport with no published figure needs them from the file.
+void read_transport(const Reader& r, const Map& m, const Field& f, SystemPreset& p) {
+  const char* kinds = "ib, roce, efa, tcpx, tcpxo or socket";
+  const std::string name = config::scalar(r, f, kinds);
+  const auto t = net_transport_from_name(name);
+  if (!t) r.fail(f.value, "key 'transport': expected " + std::string(kinds) + ", found '" + name + "'");
+  p.transport = *t;
+  const TransportCosts costs = transport_costs(*t);
+  const auto needs = [&](const char* key, const char* example) {
+    r.fail(f.value, "transport " + name + " needs '" + key + "' (" + costs.source + "; measure it on the cluster, e.g. " +
+                        key + ": " + example + ")");
+  };
+  if (!m.find("net_message_latency")) {
+    if (!costs.message_latency_us) needs("net_message_latency", "20us");
+    p.net_message_latency_us = *costs.message_latency_us;
+  }
+  if (!m.find("net_efficiency")) {
+    if (!costs.efficiency) needs("net_efficiency", "0.7");
+    p.net_efficiency = *costs.efficiency;
+  }
+  if (*t != NetTransport::InfiniBand) p.sharp = false;
 }
 
 }  // namespace
@@ -120,7 +145,28 @@ SystemPreset read_system_file(const std::string& path) {
   if (const Field* f = m.find("channels")) p.channels = count_in(r, *f, 1, 64, "NCCL's MAXCHANNELS is 64");
   if (const Field* f = m.find("net_message_latency")) p.net_message_latency_us = nanoseconds(r, *f) / 1e3;
   if (const Field* f = m.find("network_simple_only")) p.network_simple_only = config::read_bool(r, *f);
+  if (const Field* f = m.find("transport")) read_transport(r, m, *f, p);
+  if (const Field* f = m.find("net_efficiency")) {
+    p.net_efficiency = config::read_nonnegative(r, *f);
+    if (!(p.net_efficiency > 0 && p.net_efficiency <= 1))
+      r.fail(f->value, "key 'net_efficiency': expected a share of the NIC line rate in (0, 1], found " +
+                           std::to_string(p.net_efficiency));
+  }
   if (const Field* f = m.find("sharp")) p.sharp = config::read_bool(r, *f);
+  if (p.sharp && p.transport != NetTransport::InfiniBand) {
+    const Field* f = m.find("sharp");
+    r.fail(f ? f->value : m.find("transport")->value,
+           "sharp needs transport: ib (SHARP reduces in InfiniBand switches), the system's transport is " +
+               std::string(to_string(p.transport)));
+  }
+  if (const Field* f = m.find("gpus_per_host"))
+    p.gpus_per_host = count_in(r, *f, 1, 1024, "GPUs per server of an NVLink domain that spans servers");
+  if (p.gpus_per_host != 0 && (p.gpus_per_host > p.gpus_per_node || p.gpus_per_node % p.gpus_per_host != 0)) {
+    const Field* f = m.find("gpus_per_host");
+    r.fail(f ? f->value : m.find("gpus_per_node")->value,
+           "gpus_per_node (" + std::to_string(p.gpus_per_node) + ") must be a whole number of servers of gpus_per_host (" +
+               std::to_string(p.gpus_per_host) + ") GPUs");
+  }
 
   // NVLS is the NVSwitch's own reduction: a mesh or PCIe has no switch to reduce in.
   if (p.nvls && p.intra != IntraNode::NvSwitch) {
@@ -178,6 +224,14 @@ std::string_view system_file_help() {
          "  network_simple_only  true: the network plugin forces the Simple protocol across nodes\n"
          "  sharp                true: the switches reduce in the network (InfiniBand SHARP), so NCCL can run\n"
          "                       CollNet (validate --algo collnet_chain); the InfiniBand presets have it\n"
+         "  transport            how messages cross the network: ib, roce (RDMA with GPUDirect), efa (AWS\n"
+         "                       SRD; net_message_latency 14.5us unless given), tcpx (GCP GPUDirect-TCPX;\n"
+         "                       net_efficiency 0.75 unless given), tcpxo, socket (NCCL_NET=Socket). tcpx,\n"
+         "                       tcpxo and socket have no published per-message cost, and tcpxo and socket\n"
+         "                       no efficiency: the file must give what is missing. Only ib has SHARP\n"
+         "  net_efficiency       share of the NIC line rate the transport carries data at, in (0, 1]\n"
+         "  gpus_per_host        GPUs per server when the NVLink domain spans servers (an NVL72 rack: 4,\n"
+         "                       with gpus_per_node 72): device lines of such servers make one node\n"
          "Without base, arch, gpus_per_node, intra_node, gpu_link, nics_per_node and nic are required.\n";
 }
 

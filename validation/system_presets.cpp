@@ -23,7 +23,19 @@ SystemPreset preset(std::string name, std::string description, std::string gpu, 
 constexpr double kEfaMessageLatencyUs = 14.5;
 
 SystemPreset efa(SystemPreset p) {
+  p.transport = NetTransport::Efa;
   p.net_message_latency_us = kEfaMessageLatencyUs;
+  return p;
+}
+
+SystemPreset roce(SystemPreset p) {
+  p.transport = NetTransport::Roce;
+  return p;
+}
+
+// An NVL72 rack: one NVLink domain over 18 trays of 4 GPUs, each tray a host of its own.
+SystemPreset trays_of_4(SystemPreset p) {
+  p.gpus_per_host = 4;
   return p;
 }
 
@@ -61,24 +73,25 @@ std::vector<SystemPreset> build() {
                         "4x H100 SXM per node, direct NVLink4 mesh (no NVSwitch, no NVLS; 3 peers x 6 links), 4x HDR "
                         "200G InfiniBand (SURF Snellius gcn nodes)",
                         "H100", GpuArch::Hopper, 4, IntraNode::NvLinkMesh, 450, 120, false, 4, 200, 600, 24)),
-      preset("pcie-8gpu",
-             "8-GPU PCIe Gen5 server (no NVLink; ~55 GB/s per GPU and direction through PCIe switches), 8x 400G NICs",
-             "RTX", GpuArch::Blackwell, 8, IntraNode::Pcie, 55, 500, false, 8, 400, 600, 16),
+      roce(preset("pcie-8gpu",
+                  "8-GPU PCIe Gen5 server (no NVLink; ~55 GB/s per GPU and direction through PCIe switches), 8x 400G "
+                  "RoCE NICs",
+                  "RTX", GpuArch::Blackwell, 8, IntraNode::Pcie, 55, 500, false, 8, 400, 600, 16)),
       preset("dgx-b200",
              "DGX/HGX B200: 8 GPUs, NVSwitch NVLink5 900 GB/s per GPU, NVLS, 8x 400G ConnectX-7 (channels assumed)",
              "B200", GpuArch::Blackwell, 8, IntraNode::NvSwitch, 900, 150, true, 8, 400, 600, 32),
-      preset("gb200-nvl72", "GB200 NVL72 rack as one NVLink domain: 72 GPUs, NVLink5 900 GB/s per GPU, NVLS, "
-             "one 400G NIC per GPU between racks", "GB200", GpuArch::Blackwell, 72, IntraNode::NvSwitch, 900, 150,
-             true, 72, 400, 600, 32),
-      preset("gb300-nvl72", "GB300 NVL72 rack as one NVLink domain: 72 GPUs, NVLink5 900 GB/s per GPU, NVLS, "
-             "one 800G NIC per GPU between racks", "GB300", GpuArch::Blackwell, 72, IntraNode::NvSwitch, 900, 150,
-             true, 72, 800, 600, 32),
-      preset("gb300-4gpu-rdma",
-             "GB300 trays of 4 GPUs in separate NVLink domains (GCP A4X Max): NVLink5 900 GB/s inside a tray, "
-             "4x 800G RDMA NICs between trays (NIC speed assumed: ConnectX-8)",
-             "GB300", GpuArch::Blackwell, 4, IntraNode::NvSwitch, 900, 150, false, 4, 800, 600, 16),
-      preset("dgx-spark", "DGX Spark (GB10): 1 GPU per node, one ConnectX-7 200G RoCE link between nodes", "GB10",
-             GpuArch::Blackwell, 1, IntraNode::Pcie, 100, 500, false, 1, 200, 600, 4),
+      trays_of_4(preset("gb200-nvl72", "GB200 NVL72 rack as one NVLink domain: 72 GPUs (18 trays of 4), NVLink5 "
+                        "900 GB/s per GPU, NVLS, one 400G NIC per GPU between racks", "GB200", GpuArch::Blackwell, 72,
+                        IntraNode::NvSwitch, 900, 150, true, 72, 400, 600, 32)),
+      trays_of_4(preset("gb300-nvl72", "GB300 NVL72 rack as one NVLink domain: 72 GPUs (18 trays of 4), NVLink5 "
+                        "900 GB/s per GPU, NVLS, one 800G NIC per GPU between racks", "GB300", GpuArch::Blackwell, 72,
+                        IntraNode::NvSwitch, 900, 150, true, 72, 800, 600, 32)),
+      roce(preset("gb300-4gpu-rdma",
+                  "GB300 trays of 4 GPUs in separate NVLink domains (GCP A4X Max): NVLink5 900 GB/s inside a tray, "
+                  "4x 800G RDMA (RoCE) NICs between trays (NIC speed assumed: ConnectX-8)",
+                  "GB300", GpuArch::Blackwell, 4, IntraNode::NvSwitch, 900, 150, false, 4, 800, 600, 16)),
+      roce(preset("dgx-spark", "DGX Spark (GB10): 1 GPU per node, one ConnectX-7 200G RoCE link between nodes", "GB10",
+                  GpuArch::Blackwell, 1, IntraNode::Pcie, 100, 500, false, 1, 200, 600, 4)),
   };
 }
 
@@ -97,6 +110,43 @@ std::string_view to_string(IntraNode k) {
     case IntraNode::Pcie: return "pcie";
   }
   return "nvswitch";
+}
+
+std::string_view to_string(NetTransport t) {
+  switch (t) {
+    case NetTransport::InfiniBand: return "ib";
+    case NetTransport::Roce: return "roce";
+    case NetTransport::Efa: return "efa";
+    case NetTransport::Tcpx: return "tcpx";
+    case NetTransport::Tcpxo: return "tcpxo";
+    case NetTransport::Socket: return "socket";
+  }
+  return "ib";
+}
+
+std::optional<NetTransport> net_transport_from_name(std::string_view name) {
+  for (NetTransport t : {NetTransport::InfiniBand, NetTransport::Roce, NetTransport::Efa, NetTransport::Tcpx,
+                         NetTransport::Tcpxo, NetTransport::Socket})
+    if (to_string(t) == name) return t;
+  return std::nullopt;
+}
+
+TransportCosts transport_costs(NetTransport t) {
+  switch (t) {
+    case NetTransport::InfiniBand:
+    case NetTransport::Roce:
+      return {0.0, 1.0, "RDMA with GPUDirect: no cost beyond the links' that calibration's net_latency_us does not fit"};
+    case NetTransport::Efa:
+      return {kEfaMessageLatencyUs, 1.0, "fitted on the small sizes of log 04 (2x AWS p5)"};
+    case NetTransport::Tcpx:
+      return {std::nullopt, 0.75,
+              "GCP expects ~150 Gb/s per 200G NIC with GPUDirect-TCPX on A3 High; no per-message latency published"};
+    case NetTransport::Tcpxo:
+      return {std::nullopt, std::nullopt, "no published figures for GPUDirect-TCPXO"};
+    case NetTransport::Socket:
+      return {std::nullopt, std::nullopt, "no published figures for NCCL's socket transport"};
+  }
+  return {};
 }
 
 const std::vector<SystemPreset>& system_presets() {

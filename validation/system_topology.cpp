@@ -52,7 +52,9 @@ topo::Topology make_system_topology(const SystemPreset& p, std::uint32_t nodes, 
     for (std::uint32_t r = 0; r < nics; ++r)
       rails.push_back(t.add_node("rail" + std::to_string(r), topo::NodeKind::Switch, lossless));
   const Bandwidth gpu_bw = gbits(p.gpu_link_gbytes * 8.0 * scaling.gpu_link);
-  const Bandwidth nic_bw = gbits(p.nic_gbits * scaling.nic);
+  // What the NICs carry: their line rate as far as the transport fills it.
+  const double nic_gbits = p.nic_gbits * p.net_efficiency * scaling.nic;
+  const Bandwidth nic_bw = gbits(nic_gbits);
   for (std::uint32_t n = 0; n < nodes; ++n)
     for (std::uint32_t g = 0; g < gpn; ++g)
       t.add_link(t.host(n * gpn + g), node_switch[n], gpu_bw,
@@ -65,7 +67,7 @@ topo::Topology make_system_topology(const SystemPreset& p, std::uint32_t nodes, 
       t.add_link(node_switch[n], rail, nic_bw,
                  nanoseconds(p.nic_latency_ns + (p.net_message_latency_us * 1000 + scaling.net_latency_ns) / 2));
   for (std::uint32_t r = 0; r < rails.size() && scaling.sharp_engines; ++r)
-    t.add_link(t.host(nodes * gpn + r), rails[r], gbits(p.nic_gbits * scaling.nic * nodes),
+    t.add_link(t.host(nodes * gpn + r), rails[r], gbits(nic_gbits * nodes),
                nanoseconds(p.nic_latency_ns));
   return t;
 }

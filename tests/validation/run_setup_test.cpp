@@ -69,33 +69,52 @@ TEST(RunSetup, BlamesTheOptionThatContradictsTheLogOrCannotBeMet) {
   EXPECT_EQ(option_blamed(run, r), "--system");
 }
 
-TEST(RunSetup, AJobOnPartOfANodeGetsTwoChannelsPerNicItUses) {
-  // Two nodes, one H100 of each, and no INFO line: on dgx-h100 that GPU's own NIC alone, and
-  // NCCL's search gives it 2 channels (one, duplicated).
-  const LogFile log = parse_nccl_tests_log(
+// An allreduce log of `hosts` servers with `gpus` GPUs named `gpu` each and one 1 MiB row,
+// without NCCL INFO lines.
+LogFile log_of(std::uint32_t hosts, std::uint32_t gpus, const std::string& gpu) {
+  std::string text =
       "# Collective test starting: all_reduce_perf\n"
       "# nThread 1 nGpus 1 minBytes 1048576 maxBytes 1048576 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 "
-      "validation: 1 graph: 0\n"
-      "#\n"
-      "# Using devices\n"
-      "#  Rank  0 Group  0 Pid   1000 on      node0 device  0 [0000:00:00] NVIDIA H100 80GB HBM3\n"
-      "#  Rank  1 Group  0 Pid   1001 on      node1 device  0 [0000:00:00] NVIDIA H100 80GB HBM3\n"
+      "validation: 1 graph: 0\n#\n# Using devices\n";
+  for (std::uint32_t r = 0; r < hosts * gpus; ++r)
+    text += "#  Rank " + std::to_string(r) + " Group  0 Pid " + std::to_string(1000 + r) + " on node" +
+            std::to_string(r / gpus) + " device  " + std::to_string(r % gpus) + " [0000:00:00] NVIDIA " + gpu + "\n";
+  text +=
       "#\n"
       "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw "
       "#wrong\n"
       "     1048576        262144     float     sum      -1   100.0   10.49   10.49      0   100.0   10.49   10.49      0\n"
-      "# Out of bounds values : 0 OK\n"
-      "# Avg bus bandwidth    : 10.49\n",
-      "job.log");
+      "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 10.49\n";
+  return parse_nccl_tests_log(text, "job.log");
+}
+
+TEST(RunSetup, AJobOnPartOfANodeGetsTwoChannelsPerNicItUses) {
+  // Two nodes, one H100 of each, and no INFO line: on dgx-h100 that GPU's own NIC alone, and
+  // NCCL's search gives it 2 channels (one, duplicated).
   ValidationRequest r;
   r.system = "dgx-h100";
-  const ValidationSetup s = resolve_setup(log.runs.at(0), r);
+  const ValidationSetup s = resolve_setup(log_of(2, 1, "H100 80GB HBM3").runs.at(0), r);
   EXPECT_EQ(s.ranks, 2u);
   EXPECT_EQ(s.gpus_per_node, 1u);
   EXPECT_EQ(s.nodes, 2u);
   EXPECT_EQ(s.nics.count, 1u);
   EXPECT_EQ(s.channels, 2u);
   EXPECT_EQ(s.channels_source, "2 per NIC of the job's 1 (of 8)");
+}
+
+TEST(RunSetup, TraysOfOneNvlinkDomainAreOneNode) {
+  // 4 GB200 trays of 4 GPUs: device lines show 4 hosts, but the NVL72 rack's NVLink joins
+  // them, so the 16 GPUs are one node, as NCCL's MNNVL sees them.
+  const ValidationSetup rack = resolve_setup(log_of(4, 4, "GB200").runs.at(0), {});
+  EXPECT_EQ(rack.preset.name, "gb200-nvl72");
+  EXPECT_EQ(rack.gpus_per_node, 16u);
+  EXPECT_EQ(rack.nodes, 1u);
+  // Trays of GB300 in separate NVLink domains stay nodes of 4.
+  ValidationRequest r;
+  r.system = "gb300-4gpu-rdma";
+  const ValidationSetup trays = resolve_setup(log_of(4, 4, "GB300").runs.at(0), r);
+  EXPECT_EQ(trays.gpus_per_node, 4u);
+  EXPECT_EQ(trays.nodes, 4u);
 }
 
 }  // namespace

@@ -123,6 +123,49 @@ TEST_F(SystemFile, BadInputNamesLineColumnAndWhatWasExpected) {
   expect_error_at(write("n.yaml", "base: dgx-h100\nnic_gpus: 8\n"), 2, 11, "one list of GPU numbers per NIC");
   expect_error_at(write("o.yaml", "base: dgx-h100\nnic: 0Gbps\n"), 2, 6, "'0Gbps' is zero");
   expect_error_at(write("p.yaml", "base: dgx-h100\ngpu_link: 0GB/s\n"), 2, 11, "'0GB/s' is zero");
+  expect_error_at(write("q.yaml", "base: dgx-h100\ntransport: infiniband\n"), 2, 12,
+                  "expected ib, roce, efa, tcpx, tcpxo or socket, found 'infiniband'");
+  expect_error_at(write("r.yaml", "base: dgx-h100\ntransport: roce\nsharp: true\n"), 3, 8, "sharp needs transport: ib");
+  expect_error_at(write("s.yaml", "base: dgx-h100\ntransport: socket\nnet_message_latency: 30us\n"), 2, 12,
+                  "transport socket needs 'net_efficiency'");
+  expect_error_at(write("t.yaml", "base: dgx-h100\ntransport: tcpx\n"), 2, 12, "transport tcpx needs 'net_message_latency'");
+  expect_error_at(write("u.yaml", "base: dgx-h100\nnet_efficiency: 1.5\n"), 2, 17, "in (0, 1]");
+  expect_error_at(write("v.yaml", "base: gb200-nvl72\ngpus_per_host: 5\n"), 2, 16, "whole number of servers");
+}
+
+TEST_F(SystemFile, TheTransportBringsItsCostsUnlessTheFileGivesThem) {
+  // From InfiniBand with SHARP to EFA: EFA's message latency, and no SHARP.
+  const SystemPreset efa = read_system_file(write("efa.yaml", "base: dgx-h100\ntransport: efa\n"));
+  EXPECT_EQ(efa.transport, NetTransport::Efa);
+  EXPECT_DOUBLE_EQ(efa.net_message_latency_us, *transport_costs(NetTransport::Efa).message_latency_us);
+  EXPECT_FALSE(efa.sharp);
+  // From EFA to RoCE: the base's EFA latency goes with its transport.
+  const SystemPreset roce = read_system_file(write("roce.yaml", "base: h100-efa\ntransport: roce\n"));
+  EXPECT_DOUBLE_EQ(roce.net_message_latency_us, 0);
+  EXPECT_DOUBLE_EQ(roce.net_efficiency, 1);
+  // TCPX: GCP's ~150 of 200 Gb/s per NIC, with the latency the file measured.
+  const SystemPreset tcpx =
+      read_system_file(write("tcpx.yaml", "base: dgx-h100\nnic: 200Gbps\ntransport: tcpx\nnet_message_latency: 20us\n"));
+  EXPECT_DOUBLE_EQ(tcpx.net_efficiency, 0.75);
+  EXPECT_DOUBLE_EQ(tcpx.net_message_latency_us, 20);
+  // Sockets: nothing published, both given.
+  const SystemPreset socket = read_system_file(
+      write("socket.yaml", "base: dgx-h100\ntransport: socket\nnet_message_latency: 40us\nnet_efficiency: 0.3\n"));
+  EXPECT_EQ(socket.transport, NetTransport::Socket);
+  EXPECT_DOUBLE_EQ(socket.net_efficiency, 0.3);
+  // Presets say theirs.
+  EXPECT_EQ(find_system_preset("dgx-h100")->transport, NetTransport::InfiniBand);
+  EXPECT_EQ(find_system_preset("h100-efa")->transport, NetTransport::Efa);
+  EXPECT_EQ(find_system_preset("dgx-spark")->transport, NetTransport::Roce);
+}
+
+TEST_F(SystemFile, AnNvlinkDomainCanSpanServers) {
+  const SystemPreset p = read_system_file(write("nvl36.yaml", "base: gb200-nvl72\ngpus_per_node: 36\nnics_per_node: 36\n"));
+  EXPECT_EQ(p.gpus_per_host, 4u);  // the base's trays
+  const SystemPreset q = read_system_file(
+      write("nvl16.yaml", "base: dgx-b200\ngpus_per_node: 16\nnics_per_node: 16\ngpus_per_host: 8\n"));
+  EXPECT_EQ(q.gpus_per_host, 8u);
+  EXPECT_EQ(find_system_preset("dgx-h100")->gpus_per_host, 0u);
 }
 
 }  // namespace

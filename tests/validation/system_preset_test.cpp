@@ -58,6 +58,15 @@ TEST(SystemTopology, TwoDgxH100Nodes) {
   EXPECT_EQ(t.node(*t.find("nvs0")).kind, topo::NodeKind::NvSwitch);
 }
 
+TEST(SystemTopology, TheTransportFillsItsShareOfTheNicsLineRate) {
+  SystemPreset tcpx = *find_system_preset("dgx-h100");
+  tcpx.nic_gbits = 200;
+  tcpx.net_efficiency = 0.75;
+  // 200 Gb/s at 75%, then a calibration's nic_efficiency of 0.8 on top: 120 Gb/s.
+  const topo::Topology t = make_system_topology(tcpx, 2, 8, {1.0, 0.8});
+  EXPECT_EQ(t.link(16).bandwidth.bps(), 120'000'000'000);
+}
+
 TEST(SystemTopology, OneNodeHasNoNetworkAndScalingApplies) {
   const topo::Topology t = make_system_topology(*find_system_preset("dgx-a100"), 1, 4, {0.5, 1.0});
   EXPECT_EQ(t.num_hosts(), 4u);

@@ -33,6 +33,28 @@ namespace collsim::validation {
 enum class IntraNode : std::uint8_t { NvSwitch, NvLinkMesh, Pcie };
 std::string_view to_string(IntraNode k);
 
+// How NCCL's messages cross the network between nodes (its net plugin and the NIC's protocol).
+enum class NetTransport : std::uint8_t {
+  InfiniBand,  // RDMA with GPUDirect over InfiniBand (NCCL's IB transport); may have SHARP
+  Roce,        // the same RDMA over Ethernet (RoCE), no SHARP
+  Efa,         // AWS EFA: SRD through libfabric and the aws-ofi-nccl plugin
+  Tcpx,        // GCP GPUDirect-TCPX (A3 High): TCP with GPU memory as the payload's destination
+  Tcpxo,       // GCP GPUDirect-TCPXO (A3 Mega): TCPX offloaded to the NIC
+  Socket,      // NCCL's socket transport: TCP through host memory (NCCL_NET=Socket)
+};
+std::string_view to_string(NetTransport t);  // ib, roce, efa, tcpx, tcpxo, socket
+std::optional<NetTransport> net_transport_from_name(std::string_view name);
+
+// What is known of a transport's cost where the system says nothing: the per-message latency
+// beyond the links and the share of the NIC line rate it carries data at, each with where it
+// comes from; nothing where no figure is published (a system file must then give it).
+struct TransportCosts {
+  std::optional<double> message_latency_us;
+  std::optional<double> efficiency;
+  std::string source;
+};
+TransportCosts transport_costs(NetTransport t);
+
 struct SystemPreset {
   std::string name;           // "dgx-h100"
   std::string description;    // one line, with the source of the numbers
@@ -59,6 +81,14 @@ struct SystemPreset {
   // The network reduces in its switches (InfiniBand SHARP), so NCCL can run CollNet
   // (NCCL_COLLNET_ENABLE=1 with the SHARP plugin); validate's collnet_chain needs it.
   bool sharp = false;
+  NetTransport transport = NetTransport::InfiniBand;
+  // The share of a NIC's line rate the transport carries data at, before any calibration's
+  // nic_efficiency (TCPX: ~150 of 200 Gb/s, transport_costs).
+  double net_efficiency = 1.0;
+  // GPUs per server when one NVLink domain spans several servers (an NVL72 rack's trays of 4,
+  // which the log's device lines show as hosts): a job on such servers is one node of up to
+  // gpus_per_node GPUs. 0: the domain is one server.
+  std::uint32_t gpus_per_host = 0;
   // NIC k serves GPUs nic_gpus[k] (the GPUs closest to it); empty: default_nic_gpus
   // (nic_affinity.hpp), one NIC per GPU or consecutive GPUs sharing one.
   std::vector<std::vector<std::uint32_t>> nic_gpus{};
