@@ -379,6 +379,32 @@ class Validate(unittest.TestCase):
         self.assertLessEqual(size["simulated_busbw"], 50 * 64 / 65 * 1.001)
         self.assertGreater(size["simulated_busbw"], 0.95 * 50 * 64 / 65)
 
+    def test_a_transport_carries_its_share_of_the_nics_line_rate(self):
+        # Log 04's 2 x 8 H100 on a system file of 4 x 200G TCPX NICs per node: 75% of 200 Gb/s
+        # each, 75 GB/s per node. A 2-node NVLSTree crosses the network with S per node and
+        # direction, so its busbw is at most 75 x 1.875 (16 ranks) x 64/65 of headers.
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "a3-high.yaml")
+            with open(path, "w") as f:
+                f.write("base: dgx-h100\nnics_per_node: 4\nnic: 200Gbps\ntransport: tcpx\n"
+                        "net_message_latency: 25us\n")
+            r = collsim("validate", log("04"), "--system", path, "--min-bytes", "1GiB", "--max-bytes", "1GiB",
+                        "--json")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            run = json.loads(r.stdout)["runs"][0]
+            self.assertEqual(run["system_hardware"]["transport"], "tcpx")
+            self.assertEqual(run["system_hardware"]["net_efficiency"], 0.75)
+            bound = 75 * 1.875 * 64 / 65
+            busbw = run["sizes"][0]["simulated_busbw"]
+            self.assertLessEqual(busbw, bound * 1.001)
+            self.assertGreater(busbw, 0.95 * bound)
+            # Without the latency nobody has published for TCPX, the file is refused at its line.
+            with open(path, "w") as f:
+                f.write("base: dgx-h100\ntransport: tcpx\n")
+            r = collsim("validate", log("04"), "--system", path)
+            self.assertNotEqual(r.returncode, 0)
+            self.assertIn("a3-high.yaml:2:12: transport tcpx needs 'net_message_latency'", r.stderr)
+
     def test_a_job_on_some_gpus_of_a_node_gets_only_their_nics(self):
         # 2 nodes with g GPUs each of a DGX H100 (one 400G NIC per GPU) or of a 4 x H100 node
         # with 4 x 200G: every ring channel crosses the network once per node and direction,
