@@ -156,9 +156,10 @@ void run_calibrate(const CalibrateOptions& o) {
 void add_calibrate_command(CLI::App& app) {
   auto o = std::make_shared<CalibrateOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "calibrate",
-      "Fit gpu_link_efficiency, nic_efficiency, ll128_network_efficiency, nvls_efficiency, launch_us,\n"
-      "net_latency_us, simple_launch_us, simple_step_us and host_issue_us on nccl-tests logs of one system.\n"
+      "calibrate", "Fit the model's efficiencies and latencies to nccl-tests logs of one system (for validate)");
+  cmd->footer(
+      "Fits gpu_link_efficiency, nic_efficiency, ll128_network_efficiency, nvls_efficiency, launch_us,\n"
+      "net_latency_us, simple_launch_us, simple_step_us and host_issue_us.\n"
       "Each pass simulates the logs (sizes-per-run sizes each); then every efficiency is multiplied by the median\n"
       "simulated/measured time of the bandwidth-bound sizes (>= 64 MiB) it limits (one node: gpu_link_efficiency;\n"
       "across nodes the slower of a GPU's link and its node's NICs: ll128_network_efficiency for LL128 sizes,\n"

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "collsim/common/input_error.hpp"
+#include "preset_paths.hpp"
 #include "collsim/net/fidelity.hpp"
 #include "collsim/net/flow_driver.hpp"
 #include "collsim/topo/loader.hpp"
@@ -217,7 +218,9 @@ void run_flows_command(const FlowsOptions& o) {
 void add_flows_command(CLI::App& app) {
   auto o = std::make_shared<FlowsOptions>();
   CLI::App* cmd = app.add_subcommand("flows", "Simulate flows on a fabric alone: FCTs, drops, ECN, PFC");
-  cmd->add_option("--topology", o->topology, "Topology file (topologies/*.yaml)")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--topology", o->topology, "Topology file, or a preset of topologies/ by name (fat_tree_k8)")
+      ->required()
+      ->transform(topology_file_or_preset());
   cmd->add_option("--flows", o->flows_file, "CSV of flows: src,dst,bytes,start")->check(CLI::ExistingFile);
   cmd->add_option("--pattern", o->pattern, "Traffic pattern: permutation, incast, alltoall, random");
   cmd->add_option("--bytes", o->bytes, "Bytes per flow of a pattern, e.g. 2MiB")->capture_default_str();

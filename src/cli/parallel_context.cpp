@@ -65,15 +65,15 @@ ParallelContext::ParallelContext() {
 
 ParallelContext::~ParallelContext() { transport_.reset(); }
 
-void ParallelContext::fail(const std::string& message) {
+void ParallelContext::fail(const std::string& message, int status) {
   // stderr shows the message in its own format below; the log file should have it too.
   logging::note_in_file("cli", spdlog::level::err, message);
   if (transport_->size() > 1) {
     std::cerr << "collsim: error on rank " << transport_->rank() << ": " << message << std::endl;
-    pdes::MpiSession::abort(1);
+    pdes::MpiSession::abort(status);
   }
   std::cerr << "collsim: error: " << message << std::endl;
-  std::exit(1);
+  std::exit(status);
 }
 
 }  // namespace collsim::cli

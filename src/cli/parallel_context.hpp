@@ -2,6 +2,7 @@
 // The ranks a command runs on: MPI when started by mpirun/srun (or COLLSIM_MPI=1), a single
 // local rank otherwise, so that plain runs pay nothing for MPI.
 
+#include <CLI/Error.hpp>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -38,13 +39,18 @@ class ParallelContext {
     try {
       body();
       return 0;
+    } catch (const CLI::ParseError& e) {
+      fail(e.what(), kUsageError);  // an option's value found unusable once the run began
     } catch (const std::exception& e) {
-      fail(e.what());
+      fail(e.what(), 1);
     }
   }
 
+  // The exit status of a usage error (README, "Errors and exit status").
+  static constexpr int kUsageError = 64;
+
  private:
-  [[noreturn]] void fail(const std::string& message);
+  [[noreturn]] void fail(const std::string& message, int status);
   std::optional<pdes::MpiSession> session_;
   std::unique_ptr<pdes::Transport> transport_;
 };

@@ -326,7 +326,8 @@ void write_run_files(const SimulationCliOptions& o, const topo::Topology& topolo
 }
 
 void SimulationCliOptions::add_to(CLI::App& cmd) {
-  cmd.add_option("--topology", topology, "Topology file (topologies/*.yaml); packet mode")->check(CLI::ExistingFile);
+  cmd.add_option("--topology", topology, "Topology file, or a preset of topologies/ by name (fat_tree_k8); packet mode")
+      ->transform(topology_file_or_preset());
   cmd.add_option("--placement", placement, "Ranks on hosts: linear, round-robin, packed, random")->capture_default_str();
   cmd.add_option("--placement-file", placement_file, "One line per rank: 'host' or 'rank host'")->check(CLI::ExistingFile);
   cmd.add_option("--placement-seed", placement_seed, "Seed of the random placement")

@@ -19,6 +19,7 @@
 #include "collsim/goal/schedule.hpp"
 #include "collsim/topo/topology.hpp"
 #include "fabric_options.hpp"
+#include "preset_paths.hpp"
 #include "observe_options.hpp"
 #include "parallel_context.hpp"
 #include "run_record.hpp"

@@ -93,8 +93,8 @@ void run_validate(ValidateOptions o) {
 void add_validate_command(CLI::App& app) {
   auto o = std::make_shared<ValidateOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "validate",
-      "Simulate every size of an nccl-tests log as NCCL would run it on a system preset and compare busbw.\n"
+      "validate", "Simulate every size of an nccl-tests log as NCCL would run it on a system and compare busbw");
+  cmd->footer(
       "To bound the work, NCCL's chunks grow to at most ~8 per block and channel (and --max-ops ops in all),\n"
       "packets to 1/64 of a chunk (4 KiB..32 KiB), and sizes whose traffic would exceed --max-packets packets\n"
       "are not simulated: the same algorithm is simulated at the two largest powers of two below that bound\n"

@@ -11,6 +11,9 @@ ROOT = os.environ["COLLSIM_SOURCE_DIR"]
 LOGS = os.path.join(ROOT, "validation", "logs")
 
 
+USAGE = 64  # an option's value that cannot be used (README, "Errors and exit status")
+
+
 def log(number):
     return os.path.join(LOGS, next(n for n in sorted(os.listdir(LOGS)) if n.startswith(number + "_")))
 
@@ -89,10 +92,10 @@ class Validate(unittest.TestCase):
 
     def test_errors(self):
         r = collsim("validate", log("12"), "--system", "dgx-z100")
-        self.assertEqual(r.returncode, 1)
+        self.assertEqual(r.returncode, USAGE)
         self.assertIn("unknown system preset 'dgx-z100' (there are: dgx-a100,", r.stderr)
         r = collsim("validate", log("03"))  # no device lines
-        self.assertEqual(r.returncode, 1)
+        self.assertEqual(r.returncode, USAGE)
         self.assertIn("give --system", r.stderr)
         with tempfile.TemporaryDirectory() as d:
             bad = os.path.join(d, "bad.log")
@@ -153,7 +156,7 @@ class Validate(unittest.TestCase):
         self.assertEqual(len(sizes), 1)
         self.assertTrue(sizes[0]["algorithm"].startswith("nvls"), sizes[0]["algorithm"])
         r = collsim("validate", log("17"), "--run", "1", "--algo", "nvls")
-        self.assertEqual(r.returncode, 1)
+        self.assertEqual(r.returncode, USAGE)
         self.assertIn("nvls is emulated only for allreduce on one or two full nodes", r.stderr)
 
     def test_two_nodes_run_trees_at_large_sizes(self):
@@ -210,7 +213,7 @@ class Validate(unittest.TestCase):
             self.assertAlmostEqual(s["simulated_us"], 34.0, places=6)
         # Log 28's header says nGpus 8: a different -g is refused.
         r = collsim("validate", log("28"), "--gpus-per-thread", "4")
-        self.assertEqual(r.returncode, 1)
+        self.assertEqual(r.returncode, USAGE)
         self.assertIn("the log says 8 GPUs per thread (header nGpus), not 4", r.stderr)
 
     def test_efa_v1_runs_the_simple_protocol_across_nodes(self):
@@ -432,7 +435,8 @@ class Validate(unittest.TestCase):
             self.assertGreater(busbw, 0.95 * 50 * 64 / 65)
 
     def test_collnet_needs_a_network_with_sharp(self):
-        # CollNetChain reduces in the switches: EFA has no SHARP, a system file may say it has.
+        # CollNetChain reduces in the switches: EFA has no SHARP, and cannot have it (SHARP is
+        # InfiniBand's); the same nodes on InfiniBand with SHARP, as a system file, can.
         r = collsim("validate", log("25"), "--system", "h100-efa", "--algo", "collnet_chain")
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("collnet_chain needs a network that reduces in its switches (SHARP), and h100-efa has none",
@@ -441,6 +445,11 @@ class Validate(unittest.TestCase):
             sharp = os.path.join(d, "efa-sharp.yaml")
             with open(sharp, "w") as f:
                 f.write("base: h100-efa\nsharp: true\n")
+            r = collsim("validate", log("25"), "--system", sharp, "--algo", "collnet_chain")
+            self.assertEqual(r.returncode, 1)
+            self.assertIn("efa-sharp.yaml:2:8: sharp needs transport: ib", r.stderr)
+            with open(sharp, "w") as f:
+                f.write("base: h100-efa\ntransport: ib\nsharp: true\n")
             r = collsim("validate", log("25"), "--system", sharp, "--algo", "collnet_chain", "--min-bytes", "1GiB",
                         "--max-bytes", "1GiB", "--json")
             self.assertEqual(r.returncode, 0, r.stderr)
@@ -538,10 +547,10 @@ class ValidateLongRuns(unittest.TestCase):
         self.assertGreaterEqual(size["simulated_us"], bound)
         self.assertLess(size["simulated_us"], 1.08 * bound)
         r = collsim("validate", log("17"), "--run", "0", "--algo", "collnet_chain")
-        self.assertEqual(r.returncode, 1)
+        self.assertEqual(r.returncode, USAGE)
         self.assertIn("collnet_chain is emulated only for allreduce on two or more full nodes", r.stderr)
         r = collsim("validate", log("33"), "--system", "dgx-h100", "--algo", "collnet_chain", "--proto", "LL")
-        self.assertEqual(r.returncode, 1)
+        self.assertEqual(r.returncode, USAGE)
         self.assertIn("CollNetChain runs the Simple protocol only, not LL", r.stderr)
 
     def test_a_system_file_based_on_a_preset_simulates_as_the_preset(self):
