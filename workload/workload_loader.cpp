@@ -18,6 +18,9 @@ namespace {
 
 using namespace config;
 
+// The GPU of a workload file that names none.
+constexpr std::string_view kDefaultDevice = "H100";
+
 constexpr std::string_view kTopKeys[] = {"name", "model", "training", "parallelism", "comm", "device", "cluster"};
 constexpr std::string_view kModelKeys[] = {"name", "dtype", "layers", "hidden", "ffn", "heads", "kv_heads",
                                            "seq",  "vocab", "mlp",    "moe",    "layer_list"};
@@ -139,7 +142,7 @@ TrainingSpec read_training(const Reader& r, const Field& f) {
   const Map m(r, f.value, "'training'", "a map such as {global_batch: 1536, micro_batch: 1}");
   m.allow_only(kTrainingKeys, {}, "");
   TrainingSpec t;
-  t.global_batch = read_positive(r, m.require("global_batch", "samples per iteration"));
+  if (const Field* x = m.find("global_batch")) t.global_batch = read_positive(r, *x);
   if (const Field* x = m.find("micro_batch")) t.micro_batch = read_positive(r, *x);
   if (const Field* x = m.find("recompute")) t.recompute = read_bool(r, *x);
   return t;
@@ -295,10 +298,13 @@ WorkloadSpec load_workload(const std::string& path) {
   w.name = top.find("name") ? read_string(r, *top.find("name")) : std::filesystem::path(path).stem().string();
   w.model = read_model(r, top.require("model", ""));
   if (w.model.name.empty()) w.model.name = w.name;
-  w.training = read_training(r, top.require("training", ""));
+  if (const Field* x = top.find("training")) w.training = read_training(r, *x);
   if (const Field* x = top.find("parallelism")) w.parallel = read_parallel(r, *x);
+  // Without a global batch, a step is one micro-batch per data-parallel replica.
+  if (w.training.global_batch == 0) w.training.global_batch = w.training.micro_batch * w.parallel.dp;
   if (const Field* x = top.find("comm")) w.comm = read_comm(r, *x);
-  w.device = read_device(r, top.require("device", "the GPU's compute model"));
+  if (const Field* x = top.find("device")) w.device = read_device(r, *x);
+  else w.device = *device_preset(kDefaultDevice);
   if (const Field* x = top.find("cluster")) w.cluster = read_cluster(r, *x);
   try {
     validate(w);

@@ -65,6 +65,22 @@ TEST(WorkloadLoader, ReadsAValidFile) {
   EXPECT_EQ(w.model.transformer->hidden, 256u);
 }
 
+TEST(WorkloadLoader, TheSmallestFileTakesTheDocumentedDefaults) {
+  const WorkloadSpec w = load_workload(write("model: {layers: 2, hidden: 1024, heads: 16, seq: 512, vocab: 32000}\n"
+                                             "parallelism: {dp: 8, pp: 2}\n"));
+  // One micro-batch of 1 per data-parallel replica; an H100; no cluster named.
+  EXPECT_EQ(w.training.micro_batch, 1u);
+  EXPECT_EQ(w.training.global_batch, 8u);
+  EXPECT_FALSE(w.training.recompute);
+  EXPECT_EQ(w.device.name, "H100");
+  EXPECT_TRUE(w.cluster.topology.empty());
+  // A micro-batch given without a global batch: still one per replica.
+  EXPECT_EQ(load_workload(write("model: {layers: 2, hidden: 1024, heads: 16, seq: 512, vocab: 32000}\n"
+                                "training: {micro_batch: 4}\nparallelism: {dp: 8}\n"))
+                .training.global_batch,
+            32u);
+}
+
 TEST(WorkloadLoader, EveryPresetLoads) {
   int n = 0;
   for (const auto& e : std::filesystem::directory_iterator(COLLSIM_WORKLOAD_PRESETS)) {
