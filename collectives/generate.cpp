@@ -41,10 +41,10 @@ goal::LocalOp CountingSink::add(const goal::Op& op, const Payload&) {
 
 namespace {
 
-// Schedule rank -> group index, or npos for ranks outside the group.
+// Schedule rank -> participant (group index, then helpers), or npos for ranks outside them.
 std::vector<std::uint32_t> member_index(const Plan& plan) {
   std::vector<std::uint32_t> index(plan.num_ranks, std::numeric_limits<std::uint32_t>::max());
-  for (std::uint32_t i = 0; i < plan.n; ++i) index[plan.group[i]] = i;
+  for (std::uint32_t i = 0; i < plan.participants(); ++i) index[plan.rank_of(i)] = i;
   return index;
 }
 

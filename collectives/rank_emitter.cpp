@@ -31,7 +31,8 @@ void RankEmitter::depend(goal::LocalOp dependent, goal::LocalOp prerequisite) {
 
 goal::LocalOp RankEmitter::launch(std::uint32_t channel) {
   goal::LocalOp& op = launch_[channel];
-  if (op != kNoOp || (plan_.launch_ns == 0 && entry_.empty())) return op;
+  // A helper is a switch: it launches no kernel.
+  if (op != kNoOp || (plan_.launch_ns == 0 && entry_.empty()) || plan_.is_helper(me_)) return op;
   op = sink_.add(goal::Op::calc(static_cast<std::uint64_t>(plan_.launch_ns),
                                 static_cast<std::uint8_t>(plan_.first_cpu + channel)),
                  Payload{});
@@ -76,7 +77,7 @@ goal::Op RankEmitter::message(goal::OpKind kind, std::uint32_t peer, std::uint32
                               std::uint64_t data_bytes) const {
   goal::Op op;
   op.kind = kind;
-  op.peer = plan_.group[peer];
+  op.peer = plan_.rank_of(peer);
   op.tag = plan_.tag + channel;
   op.size = wire_bytes(plan_.protocol, data_bytes);
   op.cpu = static_cast<std::uint8_t>(plan_.first_cpu + channel);
@@ -87,8 +88,9 @@ goal::Op RankEmitter::message(goal::OpKind kind, std::uint32_t peer, std::uint32
 goal::LocalOp RankEmitter::send(std::uint32_t to, std::uint32_t channel, std::span<const UnitRange> units, Deps after) {
   std::uint64_t data = 0;
   for (const UnitRange& r : units) data += layout_.bytes(r);
-  const bool across_nodes = me_ / plan_.node_size() != to / plan_.node_size();
-  const std::int64_t step_ns = across_nodes ? plan_.network_step_ns : plan_.step_ns;
+  const bool across_nodes = plan_.node_of(me_) != plan_.node_of(to);
+  // A GPU's step cost is its kernel's; a helper (a switch) forwards at its link's rate.
+  const std::int64_t step_ns = plan_.is_helper(me_) ? 0 : across_nodes ? plan_.network_step_ns : plan_.step_ns;
   goal::LocalOp ready = kNoOp;
   if (step_ns > 0) ready = calc(step_ns, channel, after);
   Connection& conn = connection(goal::OpKind::Send, to, channel);
@@ -121,7 +123,8 @@ goal::LocalOp RankEmitter::recv(std::uint32_t from, std::uint32_t channel, std::
       add(message(goal::OpKind::Recv, from, channel, data), Payload{action, units}, channel, after, after_start);
   if (conn.last != kNoOp) sink_.add_irequires(op, conn.last);
   conn.last = op;
-  if (action != DataAction::Reduce || plan_.reduce_bytes_per_ns <= 0.0) return op;
+  // A helper reduces in the switch, at its link's rate.
+  if (action != DataAction::Reduce || plan_.reduce_bytes_per_ns <= 0.0 || plan_.is_helper(me_)) return op;
   const auto ns = static_cast<std::int64_t>(std::ceil(static_cast<double>(data) / plan_.reduce_bytes_per_ns));
   return calc(ns, channel, op);
 }

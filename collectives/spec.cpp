@@ -44,6 +44,25 @@ void resolve_group(const CollectiveSpec& spec, Plan& plan) {
   plan.n = static_cast<std::uint32_t>(plan.group.size());
 }
 
+// The helpers' schedule ranks: as given, or the ranks after every other.
+void resolve_helpers(const CollectiveSpec& spec, Plan& plan) {
+  const std::size_t count = plan.helper_nodes.size();
+  if (spec.helper_ranks.empty()) {
+    for (std::size_t h = 0; h < count; ++h) plan.helpers.push_back(plan.num_ranks + static_cast<goal::RankId>(h));
+    plan.num_ranks += static_cast<std::uint32_t>(count);
+    return;
+  }
+  if (spec.helper_ranks.size() != count)
+    bad(plan.algorithm + " needs " + std::to_string(count) + " helper rank(s), not " +
+        std::to_string(spec.helper_ranks.size()));
+  std::unordered_set<goal::RankId> taken(plan.group.begin(), plan.group.end());
+  for (goal::RankId r : spec.helper_ranks) {
+    if (!taken.insert(r).second) bad("helper rank " + std::to_string(r) + " is a member or another helper");
+    plan.num_ranks = std::max(plan.num_ranks, r + 1);
+  }
+  plan.helpers = spec.helper_ranks;
+}
+
 }  // namespace
 
 std::uint64_t Plan::pipeline_steps(std::uint64_t bytes_in_all_channels) const {
@@ -113,6 +132,12 @@ Plan make_plan(const CollectiveSpec& spec) {
   plan.channels_per_nic = algorithm->channels_per_nic;
   if (spec.max_in_flight == 0 && algorithm->one_step_chunks) plan.max_in_flight = kNcclSteps;
   if (spec.chunk_bytes == 0 && algorithm->default_chunk != nullptr) plan.chunk_bytes = algorithm->default_chunk(plan);
+  if (algorithm->helpers != nullptr) {
+    plan.helper_nodes = algorithm->helpers(plan);
+    resolve_helpers(spec, plan);
+  } else if (!spec.helper_ranks.empty()) {
+    bad(plan.algorithm + " has no helpers, but helper_ranks lists " + std::to_string(spec.helper_ranks.size()));
+  }
   plan.slices = algorithm->slices(plan);
   if (plan.slices < 1) bad("internal: algorithm " + plan.algorithm + " chose no slices");
   const std::uint64_t blocks = plan.blocks_per_slice();

@@ -91,7 +91,7 @@ class AbstractRun {
  public:
   explicit AbstractRun(const AnnotatedSchedule& a)
       : a_(a), plan_(a.plan), s_(a.schedule), layout_(plan_), n_(plan_.n),
-        state_(plan_.n, layout_.num_units(), plan_.n) {}
+        state_(plan_.participants(), layout_.num_units(), plan_.n) {}
 
   void run() {
     index_members();
@@ -104,7 +104,9 @@ class AbstractRun {
 
  private:
   // --- naming -------------------------------------------------------------------------
-  std::string rank_name(std::uint32_t member) const { return "rank " + std::to_string(plan_.group[member]); }
+  std::string rank_name(std::uint32_t participant) const {
+    return (plan_.is_helper(participant) ? "helper rank " : "rank ") + std::to_string(plan_.rank_of(participant));
+  }
   std::string op_name(goal::RankId rank, goal::LocalOp i) const {
     return "op " + std::to_string(i) + " (" + op_text(s_.rank(rank).op(i)) + ")";
   }
@@ -142,7 +144,7 @@ class AbstractRun {
   // --- set-up -------------------------------------------------------------------------
   void index_members() {
     member_.assign(s_.num_ranks(), kNotMember);
-    for (std::uint32_t m = 0; m < n_; ++m) member_[plan_.group[m]] = m;
+    for (std::uint32_t m = 0; m < plan_.participants(); ++m) member_[plan_.rank_of(m)] = m;
   }
 
   void check_annotations() {
@@ -364,7 +366,8 @@ class AbstractRun {
           case DataAction::Copy:
           case DataAction::None: std::copy(in, in + w, local); break;
           case DataAction::Reduce:
-            if (!state_.present(m, u))
+            // A helper's accumulator starts empty: its first contribution needs nothing held.
+            if (!state_.present(m, u) && !plan_.is_helper(m))
               fail(where + ": reduces into " + unit_name(u) + ", which the receiver does not hold");
             for (std::uint32_t j = 0; j < w; ++j)
               if (const std::uint64_t twice = local[j] & in[j]; twice != 0) {

@@ -7,10 +7,12 @@ extern const Algorithm kAllreduceDoubleBinaryTree;
 extern const Algorithm kAllreduceRecursiveDoubling;
 extern const Algorithm kAllreduceRabenseifner;
 extern const Algorithm kAllreduceHierarchical;
+extern const Algorithm kAllreduceNvls;
+extern const Algorithm kAllreduceNvlsTree;
 
 std::vector<const Algorithm*> allreduce_algorithms() {
   return {&kAllreduceRing, &kAllreduceDoubleBinaryTree, &kAllreduceRecursiveDoubling, &kAllreduceRabenseifner,
-          &kAllreduceHierarchical};
+          &kAllreduceHierarchical, &kAllreduceNvls, &kAllreduceNvlsTree};
 }
 
 }  // namespace collsim::coll

@@ -7,7 +7,8 @@
 
 namespace collsim::coll {
 
-// allreduce: ring, double_binary_tree, recursive_doubling, rabenseifner, hierarchical
+// allreduce: ring, double_binary_tree, recursive_doubling, rabenseifner, hierarchical, nvls,
+// nvls_tree
 std::vector<const Algorithm*> allreduce_algorithms();
 // allgather: ring, recursive_doubling, bruck; reduce_scatter: ring, recursive_halving
 std::vector<const Algorithm*> gather_scatter_algorithms();

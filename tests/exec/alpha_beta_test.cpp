@@ -87,15 +87,18 @@ std::int64_t simulate(const Request& q, std::uint32_t ack_every = 1u << 30) {
   spec.launch_ns = 0;
   spec.step_ns = 0;
   spec.reduce_bytes_per_ns = 0;
-  const goal::Schedule s = coll::generate(coll::make_plan(spec));
+  const coll::Plan plan = coll::make_plan(spec);
+  const goal::Schedule s = coll::generate(plan);
+  // The members, then any helper (an in-network reduction) on the same switch.
+  const std::uint32_t hosts = plan.num_ranks;
   topo::SwitchParams sw;
   sw.buffer_bytes = std::uint64_t{1} << 40;
-  const topo::Topology star = net::testing::star(q.n, Bandwidth::gbps(100), pdes::SimTime::ns(1000), sw);
+  const topo::Topology star = net::testing::star(hosts, Bandwidth::gbps(100), pdes::SimTime::ns(1000), sw);
   PacketHostParams host;
   host.eager_limit_bytes = std::uint64_t{1} << 40;  // no rendezvous round trips
   auto transport = pdes::make_local_transport();
   const RunResult r = run_on_fabric(star, ideal_fabric(ack_every), *transport, net::FabricOptions{}, s,
-                                    make_placement(PlacementMethod::Linear, q.n, q.n), host)
+                                    make_placement(PlacementMethod::Linear, hosts, hosts), host)
                           .result;
   EXPECT_TRUE(r.complete) << q.algorithm;
   return r.makespan_ps;
@@ -270,8 +273,34 @@ TEST(AlphaBeta, SendrecvDirect) {
   expect_within_1_percent({coll::Collective::SendRecv, "direct", 8}, kAlpha + T(64 * kMiB) + 31 * kA + kAck);
 }
 
+// --- in-network reductions ------------------------------------------------------------
+
+// NVLS: the NVSwitch is a helper host on the switch. Each of the n members streams S to it in
+// p chunks of C = 128 KiB and receives S back; the helper's link carries n T(S) in each
+// direction, plus an ACK (a) per message it receives or sends, and is the bottleneck. Once the
+// last chunk has arrived from every member, its n sums leave: n T(C) more; then the last ACK.
+std::int64_t through_helper(std::int64_t chunks_per_step, std::int64_t steps, std::uint64_t s, std::uint64_t c) {
+  return kAlpha + chunks_per_step * (T(s) + T(c) + steps * kA) + kAck;
+}
+
+TEST(AlphaBeta, AllreduceNvls) {
+  Request q{coll::Collective::Allreduce, "nvls", 8};
+  q.ranks_per_node = 8;
+  q.in_flight = 8;
+  expect_within_1_percent(q, through_helper(8, 512, 64 * kMiB, 128 * 1024));
+}
+
+// NVLSTree over 2 nodes of n = 4: each node's switch also sends its node's sum to the other
+// and receives the other's, so its link carries n + 1 chunks per step each way.
+TEST(AlphaBeta, AllreduceNvlsTree) {
+  Request q{coll::Collective::Allreduce, "nvls_tree", 8};
+  q.ranks_per_node = 4;
+  q.in_flight = 8;
+  expect_within_1_percent(q, through_helper(5, 512, 64 * kMiB, 128 * 1024));
+}
+
 // Every registered algorithm has a formula above.
-TEST(AlphaBeta, CoversEveryAlgorithm) { EXPECT_EQ(coll::all_algorithms().size(), 19u); }
+TEST(AlphaBeta, CoversEveryAlgorithm) { EXPECT_EQ(coll::all_algorithms().size(), 21u); }
 
 // With the default ACK per packet, a rank that sends and receives at full rate also sends an
 // ACK (64 wire bytes) per packet it receives: its link carries 4160 + 64 bytes per data packet,

@@ -46,7 +46,14 @@ TEST(CollectivesOnFabric, EveryAlgorithmCompletesEagerAndByRendezvous) {
   for (const coll::Algorithm* a : coll::all_algorithms())
     for (std::uint32_t n : {1u, 2u, 3u, 5u, 8u})
       for (std::uint64_t eager : {std::uint64_t{1} << 40, std::uint64_t{0}}) {
-        const coll::Plan plan = coll::make_plan(spec_for(*a, n, std::uint64_t{n} * 40000));
+        coll::Plan plan;
+        try {
+          plan = coll::make_plan(spec_for(*a, n, std::uint64_t{n} * 40000));
+        } catch (const std::invalid_argument&) {
+          // With 2 ranks per node NVLS runs on 2 ranks (one node), NVLSTree on 3 or 4 (two).
+          if (a->unsupported != nullptr) continue;
+          throw;
+        }
         const RunResult r = run(plan, eager);
         EXPECT_TRUE(r.complete) << coll::to_string(a->collective) << " " << a->name << " n=" << n
                                 << " eager limit " << eager << ": " << (r.blocked.empty() ? "" : r.blocked[0]);

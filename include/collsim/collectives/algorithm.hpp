@@ -51,6 +51,11 @@ struct Algorithm {
   // The most ops one rank issues per pipeline step and channel (sizes the pipeline to a budget
   // of ops).
   std::uint32_t ops_per_step = 0;
+  // Reductions inside the network (an NVSwitch's NVLS, a SHARP switch): a schedule rank of its
+  // own per reducing switch, which holds no data of its own, reduces what the members send it
+  // at its link's rate and sends results back. Returns the node of each (kInNetwork between
+  // nodes). Null: no helpers.
+  std::vector<std::uint32_t> (*helpers)(const Plan& plan) = nullptr;
 };
 
 // The slicing most algorithms use: every block cut into channels * block_pipeline_steps()

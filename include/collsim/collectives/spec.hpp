@@ -12,11 +12,17 @@
 
 namespace collsim::coll {
 
+// The node of a helper that sits between nodes (a SHARP switch).
+inline constexpr std::uint32_t kInNetwork = 0xFFFFFFFFu;
+
 struct CollectiveSpec {
   Collective collective = Collective::Allreduce;
   std::string algorithm = "auto";       // a registered name, or "auto"
   std::uint32_t num_ranks = 0;          // ranks of the whole schedule; 0: the group's size
   std::vector<goal::RankId> group;      // member i is schedule rank group[i]; empty: 0..num_ranks-1
+  // Where the algorithm's helpers run (Algorithm::helpers: in-network reductions); empty: the
+  // ranks after the schedule's others, which the schedule then grows by.
+  std::vector<goal::RankId> helper_ranks;
   std::uint64_t bytes = 0;              // nccl-tests "size" (see blocks_per_slice)
   std::uint32_t root = 0;               // group index of the root (broadcast, reduce)
   std::uint32_t channels = 1;           // parallel rings/trees; channel c runs on cpu first_cpu+c
@@ -50,6 +56,10 @@ struct Plan {
   std::uint32_t num_ranks = 0;
   std::vector<goal::RankId> group;      // always filled
   std::uint32_t n = 0;                  // group size
+  // Helper h (participant n + h) runs on schedule rank helpers[h], in node helper_nodes[h]
+  // (kInNetwork: a switch between nodes). See Algorithm::helpers.
+  std::vector<goal::RankId> helpers;
+  std::vector<std::uint32_t> helper_nodes;
   std::uint64_t bytes = 0;
   std::uint32_t root = 0;
   std::uint32_t channels = 1;
@@ -78,6 +88,16 @@ struct Plan {
   // Members per node (ranks_per_node, at most n) and nodes (the last one may be smaller).
   std::uint32_t node_size() const { return ranks_per_node < n ? ranks_per_node : n; }
   std::uint32_t nodes() const { return (n + node_size() - 1) / node_size(); }
+  // Participants: the members 0..n-1, then the helpers n..n+helpers-1.
+  std::uint32_t participants() const { return n + static_cast<std::uint32_t>(helpers.size()); }
+  bool is_helper(std::uint32_t participant) const { return participant >= n; }
+  goal::RankId rank_of(std::uint32_t participant) const {
+    return participant < n ? group[participant] : helpers[participant - n];
+  }
+  // The node a participant is in; kInNetwork for a helper between nodes.
+  std::uint32_t node_of(std::uint32_t participant) const {
+    return participant < n ? participant / node_size() : helper_nodes[participant - n];
+  }
 
   std::uint64_t block_bytes() const { return coll::block_bytes(collective, n, bytes); }
   std::uint64_t blocks_per_slice() const { return coll::blocks_per_slice(collective, n); }

@@ -1,0 +1,99 @@
+// NVLS (NVLink SHARP, NCCL 2.17+ on Hopper and later NVSwitches): the NVSwitch reduces and
+// multicasts. Our switches only forward, so each node's switch is a helper rank of its own
+// (a host on the NVSwitch whose link carries what the switch's reduction engine can process):
+// per channel and chunk every GPU sends its chunk to the switch, and the switch, once it has
+// the chunk of every GPU of its node, sends the sum back to each. Every GPU moves S up and S
+// down, where a ring moves 2(n-1)/n S each way.
+//
+// NVLSTree (NCCL 2.18+) joins two nodes: each node's switch, once it has its GPUs' chunk,
+// sends the node's sum to the other node's switch and sends the total down once the other's
+// sum is back. Over two nodes a tree is that one exchange: S crosses the network per node and
+// direction, so the bus bandwidth can exceed the NICs' line rate. More nodes are not modelled.
+
+#include <string>
+#include <vector>
+
+#include "collsim/collectives/algorithm.hpp"
+
+namespace collsim::coll {
+namespace {
+
+// NCCL's NVLS chunk.
+constexpr std::uint64_t kNvlsChunkBytes = 128 * 1024;
+
+std::vector<std::uint32_t> one_switch_per_node(const Plan& plan) {
+  std::vector<std::uint32_t> nodes(plan.nodes());
+  for (std::uint32_t i = 0; i < nodes.size(); ++i) nodes[i] = i;
+  return nodes;
+}
+
+std::string full_nodes(const Plan& plan, std::uint32_t nodes, const char* what) {
+  if (plan.n < 2) return "needs at least 2 ranks";
+  if (plan.nodes() != nodes)
+    return std::string(what) + ", not " + std::to_string(plan.nodes()) + " (ranks_per_node " +
+           std::to_string(plan.ranks_per_node) + ")";
+  if (plan.n % plan.node_size() != 0) return "needs nodes with the same number of ranks";
+  return "";
+}
+
+std::string unsupported_nvls(const Plan& plan) {
+  return full_nodes(plan, 1, "reduces inside one NVLink domain: 1 node (nvls_tree joins 2)");
+}
+
+std::string unsupported_nvls_tree(const Plan& plan) {
+  return full_nodes(plan, 2, "joins the NVLS of exactly 2 nodes");
+}
+
+void emit(RankEmitter& out) {
+  const Plan& plan = out.plan();
+  const std::uint64_t steps = plan.block_pipeline_steps();
+  const std::uint32_t me = out.me();
+  const auto chunk = [&](std::uint32_t c, std::uint64_t k) {
+    const std::uint64_t u = out.layout().unit(std::uint64_t{c} * steps + k, 0);
+    return UnitRange{u, u + 1};
+  };
+  if (!plan.is_helper(me)) {
+    const std::uint32_t nvswitch = plan.n + plan.node_of(me);
+    for (std::uint32_t c = 0; c < plan.channels; ++c) {
+      // A chunk's buffer is free again once its sum is back: max_in_flight chunks per channel.
+      std::vector<goal::LocalOp> totals;
+      for (std::uint64_t k = 0; k < steps; ++k) {
+        const goal::LocalOp slot_free = k >= plan.max_in_flight ? totals[k - plan.max_in_flight] : kNoOp;
+        out.send(nvswitch, c, chunk(c, k), slot_free);
+        totals.push_back(out.recv(nvswitch, c, chunk(c, k), DataAction::Copy));
+      }
+    }
+    return;
+  }
+  const std::uint32_t node = me - plan.n, first = node * plan.node_size();
+  const std::uint32_t other_switch = plan.n + (1 - node);  // with 2 nodes
+  for (std::uint32_t c = 0; c < plan.channels; ++c)
+    for (std::uint64_t k = 0; k < steps; ++k) {
+      std::vector<goal::LocalOp> in;
+      for (std::uint32_t g = first; g < first + plan.node_size(); ++g)
+        in.push_back(out.recv(g, c, chunk(c, k), DataAction::Reduce));
+      if (plan.nodes() == 2) {
+        // The node's sum leaves before the other node's arrives in the same buffer.
+        const goal::LocalOp sum_out = out.send(other_switch, c, chunk(c, k), in);
+        in.push_back(out.recv(other_switch, c, chunk(c, k), DataAction::Reduce, {}, sum_out));
+      }
+      for (std::uint32_t g = first; g < first + plan.node_size(); ++g) out.send(g, c, chunk(c, k), in);
+    }
+}
+
+std::uint64_t nvls_chunk(const Plan&) { return kNvlsChunkBytes; }
+
+}  // namespace
+
+extern const Algorithm kAllreduceNvls{
+    "nvls", Collective::Allreduce,
+    "NCCL NVLS: every GPU sends each chunk to its NVSwitch (a helper rank), which returns the sum",
+    pipelined_slices, emit, unsupported_nvls, nvls_chunk, 1, false, ChunkPath::Other, nullptr, 0, one_switch_per_node};
+
+extern const Algorithm kAllreduceNvlsTree{
+    "nvls_tree", Collective::Allreduce,
+    "NCCL NVLSTree on 2 nodes: NVLS in each node, the two NVSwitches (helper ranks) exchanging their sums",
+    pipelined_slices, emit, unsupported_nvls_tree, nvls_chunk, 1, false, ChunkPath::Other, nullptr, 0,
+    one_switch_per_node};
+
+}  // namespace collsim::coll

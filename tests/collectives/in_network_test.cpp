@@ -1,0 +1,104 @@
+// Reductions inside the network (NVLS, NVLSTree): the switch as a helper rank that holds no
+// data of its own, verified symbolically, with its traffic counted by hand.
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+#include "collective_test_util.hpp"
+#include "collsim/collectives/generate.hpp"
+#include "collsim/collectives/verifier.hpp"
+
+namespace collsim::coll {
+namespace {
+
+CollectiveSpec nvls_spec(const std::string& algorithm, std::uint32_t ranks, std::uint32_t per_node,
+                         std::uint64_t bytes, std::uint32_t channels) {
+  CollectiveSpec spec = testing::spec_of(Collective::Allreduce, algorithm, ranks, bytes);
+  spec.ranks_per_node = per_node;
+  spec.channels = channels;
+  spec.chunk_bytes = 64 * 1024;
+  return spec;
+}
+
+TEST(Nvls, VerifiesForEveryNodeSizeSizeAndChannelCount) {
+  for (std::uint32_t n : {2u, 3u, 4u, 8u, 72u})
+    for (std::uint64_t bytes : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{1000003}, std::uint64_t{1} << 20})
+      for (std::uint32_t channels : {1u, 3u}) {
+        const VerifyReport r = testing::generate_and_verify(nvls_spec("nvls", n, n, bytes, channels));
+        EXPECT_TRUE(r.ok) << "n=" << n << " bytes=" << bytes << " channels=" << channels << ": " << r.error;
+      }
+}
+
+TEST(NvlsTree, VerifiesOnTwoNodesOfEverySize) {
+  for (std::uint32_t per_node : {1u, 2u, 4u, 8u})
+    for (std::uint64_t bytes : {std::uint64_t{1}, std::uint64_t{1000003}})
+      for (std::uint32_t channels : {1u, 2u}) {
+        const VerifyReport r =
+            testing::generate_and_verify(nvls_spec("nvls_tree", 2 * per_node, per_node, bytes, channels));
+        EXPECT_TRUE(r.ok) << "2 x " << per_node << " bytes=" << bytes << " channels=" << channels << ": " << r.error;
+      }
+}
+
+TEST(Nvls, EveryGpuSendsTheSizeOnceAndTheSwitchEverySum) {
+  // 8 GPUs, 1 MiB in chunks of 64 KiB over 2 channels: each GPU sends 16 chunks of 64 KiB
+  // up and receives 16 sums; the switch (rank 8) receives 8 x 16 and sends as many.
+  const Plan plan = make_plan(nvls_spec("nvls", 8, 8, 1 << 20, 2));
+  ASSERT_EQ(plan.num_ranks, 9u);
+  EXPECT_EQ(plan.helpers, std::vector<goal::RankId>{8});
+  const goal::Schedule s = generate(plan);
+  const testing::RankTraffic sent = testing::traffic_of(s);
+  for (goal::RankId r = 0; r < 8; ++r) {
+    EXPECT_EQ(sent.messages[r], 16u);
+    EXPECT_EQ(sent.bytes[r], 1u << 20);  // Simple: the wire carries the data
+    for (goal::RankId peer : testing::peers_of(s, r, goal::OpKind::Send)) EXPECT_EQ(peer, 8u);
+  }
+  EXPECT_EQ(sent.messages[8], 8u * 16);
+  EXPECT_EQ(sent.bytes[8], 8u << 20);
+  // A switch launches no kernel: its ops are messages only.
+  const goal::RankOps sw = s.rank(8);
+  for (goal::LocalOp i = 0; i < sw.num_ops(); ++i) EXPECT_NE(sw.kind(i), goal::OpKind::Calc);
+}
+
+TEST(NvlsTree, EachSwitchSendsItsNodesSumToTheOther) {
+  // 2 nodes of 4, 1 MiB in 16 chunks: switch 8 (node 0) and 9 (node 1) each receive 4 x 16
+  // chunks from their GPUs and 16 from the other switch, and send 16 to it and 4 x 16 down.
+  const goal::Schedule s = generate(make_plan(nvls_spec("nvls_tree", 8, 4, 1 << 20, 2)));
+  ASSERT_EQ(s.num_ranks(), 10u);
+  const testing::RankTraffic sent = testing::traffic_of(s), received = testing::traffic_of(s, goal::OpKind::Recv);
+  for (goal::RankId sw : {8u, 9u}) {
+    EXPECT_EQ(sent.messages[sw], 5u * 16);
+    EXPECT_EQ(received.messages[sw], 5u * 16);
+    const std::vector<goal::RankId> peers = testing::peers_of(s, sw, goal::OpKind::Send);
+    EXPECT_EQ(std::count(peers.begin(), peers.end(), sw == 8 ? 9u : 8u), 16);
+  }
+  for (goal::RankId r = 0; r < 8; ++r)
+    for (goal::RankId peer : testing::peers_of(s, r, goal::OpKind::Send)) EXPECT_EQ(peer, r < 4 ? 8u : 9u);
+}
+
+TEST(Nvls, HelpersRunWhereTheSpecPutsThem) {
+  CollectiveSpec spec = nvls_spec("nvls_tree", 8, 4, 1 << 20, 1);
+  spec.num_ranks = 0;
+  spec.group = {0, 1, 2, 3, 5, 6, 7, 8};
+  spec.helper_ranks = {4, 9};  // each node's switch after its GPUs
+  const Plan plan = make_plan(spec);
+  EXPECT_EQ(plan.num_ranks, 10u);
+  const VerifyReport r = verify(generate_annotated(plan));
+  EXPECT_TRUE(r.ok) << r.error;
+  spec.helper_ranks = {4, 5};  // 5 is a GPU
+  EXPECT_THROW(make_plan(spec), std::invalid_argument);
+  spec.helper_ranks = {4};
+  EXPECT_THROW(make_plan(spec), std::invalid_argument);
+}
+
+TEST(Nvls, RefusesGroupsOutsideItsNvlinkDomains) {
+  EXPECT_THROW(make_plan(nvls_spec("nvls", 16, 8, 1 << 20, 1)), std::invalid_argument);       // 2 nodes
+  EXPECT_THROW(make_plan(nvls_spec("nvls_tree", 24, 8, 1 << 20, 1)), std::invalid_argument);  // 3 nodes
+  EXPECT_THROW(make_plan(nvls_spec("nvls_tree", 12, 8, 1 << 20, 1)), std::invalid_argument);  // 8 + 4
+  CollectiveSpec ring = nvls_spec("ring", 8, 8, 1 << 20, 1);
+  ring.helper_ranks = {8};
+  EXPECT_THROW(make_plan(ring), std::invalid_argument);  // a ring has no helpers
+}
+
+}  // namespace
+}  // namespace collsim::coll
