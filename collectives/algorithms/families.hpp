@@ -8,7 +8,7 @@
 namespace collsim::coll {
 
 // allreduce: ring, double_binary_tree, recursive_doubling, rabenseifner, hierarchical, nvls,
-// nvls_tree
+// nvls_tree, collnet_chain, collnet_direct
 std::vector<const Algorithm*> allreduce_algorithms();
 // allgather: ring, recursive_doubling, bruck; reduce_scatter: ring, recursive_halving
 std::vector<const Algorithm*> gather_scatter_algorithms();

@@ -100,5 +100,64 @@ TEST(Nvls, RefusesGroupsOutsideItsNvlinkDomains) {
   EXPECT_THROW(make_plan(ring), std::invalid_argument);  // a ring has no helpers
 }
 
+CollectiveSpec collnet_spec(const std::string& algorithm, std::uint32_t ranks, std::uint32_t per_node,
+                            std::uint32_t rails, std::uint32_t channels, std::uint64_t bytes) {
+  CollectiveSpec spec = nvls_spec(algorithm, ranks, per_node, bytes, channels);
+  spec.nics = rails;
+  return spec;
+}
+
+TEST(CollNet, ChainAndDirectVerifyForEveryNodeSizeRailsAndChannels) {
+  for (const char* algorithm : {"collnet_chain", "collnet_direct"})
+    for (const auto& [ranks, per_node] : {std::pair{2u, 1u}, {6u, 3u}, {16u, 8u}, {12u, 4u}, {5u, 1u}})
+      for (std::uint32_t rails : {1u, 2u, 8u})
+        for (std::uint32_t channels : {1u, 3u})
+          for (std::uint64_t bytes : {std::uint64_t{1}, std::uint64_t{1000003}}) {
+            const VerifyReport r =
+                testing::generate_and_verify(collnet_spec(algorithm, ranks, per_node, rails, channels, bytes));
+            EXPECT_TRUE(r.ok) << algorithm << " " << ranks << "/" << per_node << " rails=" << rails
+                              << " channels=" << channels << " bytes=" << bytes << ": " << r.error;
+          }
+}
+
+TEST(CollNet, ChainSendsEachChunkUpAndDownOnce) {
+  // 2 nodes of 4, 2 rails, 2 channels, 1 MiB in 16 chunks of 64 KiB (8 per channel). Channel
+  // c's chain starts at local GPU c: channel 0 runs 0 -> 1 -> 2 -> 3 (3 the tail), channel 1
+  // runs 1 -> 2 -> 3 -> 0. A GPU sends each chunk of a channel up, and down unless it is that
+  // channel's tail: local GPU 3 is channel 0's tail, GPU 0 channel 1's.
+  const goal::Schedule s = generate(make_plan(collnet_spec("collnet_chain", 8, 4, 2, 2, 1 << 20)));
+  ASSERT_EQ(s.num_ranks(), 10u);  // rails 0 and 1 aggregate at ranks 8 and 9
+  const testing::RankTraffic sent = testing::traffic_of(s);
+  for (goal::RankId r = 0; r < 8; ++r) {
+    const std::uint32_t local = r % 4;
+    EXPECT_EQ(sent.messages[r], local == 0 || local == 3 ? 24u : 32u) << r;
+  }
+  // Each rail aggregates one channel: 8 chunks from each of 2 heads, returned to both.
+  EXPECT_EQ(sent.messages[8], 16u);
+  EXPECT_EQ(sent.messages[9], 16u);
+  EXPECT_EQ(sent.bytes[8], 1u << 20);
+  EXPECT_EQ(testing::peers_of(s, 8, goal::OpKind::Send), std::vector<goal::RankId>({0, 4, 0, 4, 0, 4, 0, 4, 0, 4, 0, 4,
+                                                                                    0, 4, 0, 4}));
+}
+
+TEST(CollNet, DirectMovesSevenQuartersOfTheSizeOverEachGpusLink) {
+  // 2 nodes of 4 with a rail per GPU, 1 channel, 1 MiB: each GPU sends 3 shares of every chunk
+  // to its node's other GPUs, its reduced share to its rail and the total share to the 3
+  // others: (3 + 1 + 3) / 4 of 1 MiB. Rail j aggregates share j of both nodes.
+  const goal::Schedule s = generate(make_plan(collnet_spec("collnet_direct", 8, 4, 4, 1, 1 << 20)));
+  ASSERT_EQ(s.num_ranks(), 12u);
+  const testing::RankTraffic sent = testing::traffic_of(s);
+  for (goal::RankId r = 0; r < 8; ++r) EXPECT_EQ(sent.bytes[r], 7u * (1u << 20) / 4) << r;
+  for (goal::RankId rail = 8; rail < 12; ++rail) {
+    EXPECT_EQ(sent.bytes[rail], 2u * (1u << 20) / 4);
+    for (goal::RankId peer : testing::peers_of(s, rail, goal::OpKind::Send)) EXPECT_EQ(peer % 4, rail - 8);
+  }
+}
+
+TEST(CollNet, NeedsTwoOrMoreEqualNodes) {
+  EXPECT_THROW(make_plan(collnet_spec("collnet_chain", 8, 8, 1, 1, 1 << 20)), std::invalid_argument);
+  EXPECT_THROW(make_plan(collnet_spec("collnet_direct", 12, 8, 1, 1, 1 << 20)), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace collsim::coll

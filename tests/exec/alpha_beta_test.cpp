@@ -63,6 +63,7 @@ struct Request {
   std::uint32_t in_flight = 0;
   std::uint32_t ranks_per_node = 1;
   std::uint32_t channels = 1;
+  std::uint32_t nics = 1;  // CollNet's rails
 };
 
 net::FabricParams ideal_fabric(std::uint32_t ack_every) {
@@ -83,6 +84,7 @@ std::int64_t simulate(const Request& q, std::uint32_t ack_every = 1u << 30) {
   spec.chunk_bytes = q.chunk;
   spec.max_in_flight = q.in_flight;
   spec.ranks_per_node = q.ranks_per_node;
+  spec.nics = q.nics;
   spec.channels = q.channels;
   spec.launch_ns = 0;
   spec.step_ns = 0;
@@ -299,8 +301,34 @@ TEST(AlphaBeta, AllreduceNvlsTree) {
   expect_within_1_percent(q, through_helper(5, 512, 64 * kMiB, 128 * 1024));
 }
 
+// CollNetChain over 2 nodes of 4, one rail: every GPU but the tail sends each chunk up and
+// down its chain, and the rail's aggregation receives and returns each node's sum, so the
+// busiest links carry 2 T(S) each way, plus an ACK per message received. A chunk climbs 3
+// GPUs and the aggregation and comes back down: 8 chunk times to fill and drain. The window
+// must cover that round trip (8 hops of alpha + T(C), and queueing): with 8 chunks in flight
+// the tail waits for its window and the run is 13% slower, with 16 it is not.
+TEST(AlphaBeta, AllreduceCollNetChain) {
+  Request q{coll::Collective::Allreduce, "collnet_chain", 8};
+  q.ranks_per_node = 4;
+  q.chunk = 64 * 1024;
+  q.in_flight = 16;
+  expect_within_1_percent(q, kAlpha + 2 * (T(64 * kMiB) + 1024 * kA) + 8 * T(64 * 1024) + kAck);
+}
+
+// CollNetDirect over 2 nodes of 4 with a rail per GPU: each GPU sends 3 of its 4 shares to
+// the others, its own reduced share to its rail and the total share to the 3 others: 7/4 of S
+// each way, plus an ACK per message received (7 per chunk).
+TEST(AlphaBeta, AllreduceCollNetDirect) {
+  Request q{coll::Collective::Allreduce, "collnet_direct", 8};
+  q.ranks_per_node = 4;
+  q.nics = 4;
+  q.chunk = 256 * 1024;
+  q.in_flight = 8;
+  expect_within_1_percent(q, kAlpha + 7 * T(16 * kMiB) + 7 * 256 * kA + 4 * T(64 * 1024) + kAck);
+}
+
 // Every registered algorithm has a formula above.
-TEST(AlphaBeta, CoversEveryAlgorithm) { EXPECT_EQ(coll::all_algorithms().size(), 21u); }
+TEST(AlphaBeta, CoversEveryAlgorithm) { EXPECT_EQ(coll::all_algorithms().size(), 23u); }
 
 // With the default ACK per packet, a rank that sends and receives at full rate also sends an
 // ACK (64 wire bytes) per packet it receives: its link carries 4160 + 64 bytes per data packet,
