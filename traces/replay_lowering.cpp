@@ -79,7 +79,15 @@ LoweredReplay lower_replay(const ReplayProgram& p, const coll::CollectiveSpec& s
         const goal::LocalOp begin = builder.ops_in_current_rank();
         std::vector<goal::LocalOp> done =
             coll::emit_member(plans[task.collective], member.at((std::uint64_t{r} << 32) | task.collective), sink, entry);
-        const goal::LocalOp end = builder.ops_in_current_rank();
+        goal::LocalOp end = builder.ops_in_current_rank();
+        if (end == begin && p.collectives[task.collective].group.size() == 1) {
+          // A collective of one member moves nothing and ends as soon as what it waits for
+          // has: an op of no time stands for it, so that it has a time like any other.
+          const goal::LocalOp index = builder.add(goal::Op::calc(0, plans[task.collective].first_cpu));
+          for (goal::LocalOp e : entry) builder.add_requires(index, e);
+          done = {index};
+          end = index + 1;
+        }
         out.collectives[task.collective].ops.push_back({r, begin, end});
         if (end > begin) first[i] = begin;
         exits[i] = done.empty() ? std::move(entry) : std::move(done);

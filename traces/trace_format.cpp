@@ -39,6 +39,12 @@ ReplayProgram read_traces(const std::vector<std::string>& paths, const TraceOpti
   }
   std::vector<ChakraRankTrace> ranks;
   for (const std::string& f : chakra_rank_files(paths)) ranks.push_back(read_chakra_file(f));
+  if (options.symmetric_ranks != 0) {
+    if (ranks.size() != 1)
+      throw InputError::in_file(ranks.front().file, "the ranks of a symmetric replay run one rank's trace, but " +
+                                                         std::to_string(ranks.size()) + " rank files were given");
+    ranks.resize(options.symmetric_ranks, ranks.front());
+  }
   CommGroups groups;
   if (!options.comm_groups.empty()) groups = load_comm_groups(options.comm_groups, static_cast<std::uint32_t>(ranks.size()));
   return chakra_program(ranks, groups, options.chakra);

@@ -21,6 +21,7 @@ namespace {
 struct ReplayOptions {
   std::vector<std::string> traces;
   std::string comm_groups;
+  std::uint32_t ranks = 0;  // --ranks: one rank's Chakra trace run by this many ranks
   std::string emit_goal;
   bool ctrl_deps = false;
   bool no_timestamps = false;
@@ -63,6 +64,7 @@ coll::CollectiveSpec collective_shape(const ReplayOptions& o) {
 traces::TraceOptions trace_options(const ReplayOptions& o) {
   traces::TraceOptions t;
   t.comm_groups = o.comm_groups;
+  t.symmetric_ranks = o.ranks;
   t.chakra.ctrl_deps = o.ctrl_deps;
   t.nccl.timestamps = !o.no_timestamps;
   if (o.compute == "roofline") {
@@ -198,6 +200,10 @@ void add_replay_command(CLI::App& app) {
   cmd->add_option("TRACE", o->traces, "Chakra rank files, their directory or prefix; or NCCL_DEBUG=INFO logs")
       ->required()
       ->expected(1, -1);
+  cmd->add_option("--ranks", o->ranks,
+                  "Chakra: run one rank's trace on this many ranks alike (collectives over the process groups it "
+                  "names: all ranks, or as --comm-groups says)")
+      ->check(CLI::Range(1u, 1u << 24));
   cmd->add_option("--comm-groups", o->comm_groups, "Chakra process groups: JSON {\"<pg_name>\": [ranks...]}")
       ->check(CLI::ExistingFile);
   cmd->add_option("--emit-goal", o->emit_goal, "Also write the lowered schedule (.goal, .bin, .goalb)");

@@ -75,6 +75,28 @@ class Chakra(unittest.TestCase):
         self.assertEqual(ring["ops_total"], 8 * 35)
         self.assertEqual(ring["messages"], 8 * 14)
 
+    def test_one_ranks_trace_runs_as_many_symmetric_ranks(self):
+        # Published traces often hold one rank's file. Alone it is a 1-rank job whose
+        # collective moves nothing and ends at once; with --ranks 8 every rank runs it, as the
+        # 8 files of the set do, with the same times to the picosecond.
+        with tempfile.TemporaryDirectory() as d:
+            shutil.copy(os.path.join(CHAKRA, "all_reduce_8npus_1MB", "all_reduce.0.et"), d)
+            alone = replay_json(os.path.join(d, "all_reduce"))
+            self.assertTrue(alone["complete"])
+            self.assertEqual(alone["collectives"][0]["ranks"], [0])
+            self.assertEqual(alone["collectives"][0]["start_ps"], 0)
+            self.assertEqual(alone["collectives"][0]["end_ps"], 0)  # not -1, "did not finish"
+            symmetric = replay_json(os.path.join(d, "all_reduce"), "--ranks", "8")
+            whole = replay_json(os.path.join(CHAKRA, "all_reduce_8npus_1MB"))
+            self.assertEqual(symmetric["ranks"], 8)
+            self.assertEqual(symmetric["makespan_ps"], whole["makespan_ps"])
+            self.assertEqual([(c["start_ps"], c["end_ps"], c["ranks"]) for c in symmetric["collectives"]],
+                             [(c["start_ps"], c["end_ps"], c["ranks"]) for c in whole["collectives"]])
+            # --ranks runs one rank's trace: given the 8 files, it is an error.
+            r = collsim("replay", "--topology", LEAF_SPINE, os.path.join(CHAKRA, "all_reduce_8npus_1MB"), "--ranks", "8")
+            self.assertEqual(r.returncode, 1)
+            self.assertIn("run one rank's trace, but 8 rank files were given", r.stderr)
+
     def test_unrolled_ring_takes_our_ring_allreduces_time(self):
         # Like for like (see tests/traces/ring_equivalence_test.cpp): Simple, one channel, no
         # launch or step latency, reductions of 131072 B in 7 us.

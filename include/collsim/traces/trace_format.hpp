@@ -19,6 +19,9 @@ TraceFormat detect_trace_format(const std::string& path);
 
 struct TraceOptions {
   std::string comm_groups;        // Chakra: the process-group JSON file, if any
+  // Chakra: one rank's trace run by this many ranks alike (published sets often hold one
+  // rank's file of a symmetric job); 0: the ranks are the files.
+  std::uint32_t symmetric_ranks = 0;
   ChakraOptions chakra;
   NcclLogOptions nccl;
 };
