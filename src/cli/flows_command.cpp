@@ -14,6 +14,7 @@
 #include "collsim/net/flow_driver.hpp"
 #include "collsim/topo/loader.hpp"
 #include "collsim/out/run_results.hpp"
+#include "collsim/out/trace_events.hpp"
 #include "duration_option.hpp"
 #include "fabric_options.hpp"
 #include "observe_options.hpp"
@@ -144,8 +145,8 @@ void report(const FlowsOptions& o, const topo::Topology& t, const net::FabricPar
   }
 }
 
-// --hdf5: flows with their completion times, links and link samples.
-void write_hdf5(const FlowsOptions& o, const topo::Topology& t, const net::FlowRun& run) {
+// --hdf5 and --trace: flows with their completion times, links and link samples.
+void write_details(const FlowsOptions& o, const topo::Topology& t, const net::FlowRun& run) {
   out::RunResults r;
   nlohmann::json configuration = fabric_configuration(o.fabric, o.observe);
   configuration.update({{"topology", o.topology},
@@ -160,7 +161,8 @@ void write_hdf5(const FlowsOptions& o, const topo::Topology& t, const net::FlowR
   for (const net::FlowOutcome& f : run.flows)
     r.flows.push_back({f.spec.src, f.spec.dst, f.spec.bytes, f.spec.start.picoseconds(),
                        f.delivered.is_infinite() ? -1 : f.delivered.picoseconds()});
-  out::write_run_results_hdf5(o.observe.hdf5, r);
+  if (!o.observe.hdf5.empty()) out::write_run_results_hdf5(o.observe.hdf5, r);
+  if (!o.observe.trace.empty()) out::write_trace_events(o.observe.trace, r);
 }
 
 void run_flows_command(const FlowsOptions& o) {
@@ -169,7 +171,7 @@ void run_flows_command(const FlowsOptions& o) {
     throw CLI::ValidationError("--flows/--pattern", "give exactly one of --flows FILE and --pattern NAME");
   const net::FabricParams params = o.fabric.params();
   net::FabricOptions options = o.fabric.options();
-  if (!o.observe.hdf5.empty()) {
+  if (o.observe.keeps_details()) {
     options.sample_interval = o.observe.sample_period();
     options.max_samples = o.observe.max_samples;
   }
@@ -207,7 +209,7 @@ void run_flows_command(const FlowsOptions& o) {
     }
     const net::FlowRun run = net::run_flows(t, params, parallel.transport(), watched, flows);
     if (!parallel.is_root()) return;
-    if (!o.observe.hdf5.empty()) write_hdf5(o, t, run);
+    if (o.observe.keeps_details()) write_details(o, t, run);
     report(o, t, params, run);
   });
   if (rc != 0) throw CLI::RuntimeError(rc);

@@ -31,11 +31,16 @@ void ObserveCliOptions::add_to(CLI::App& cmd, bool samples_links, bool keeps_res
   cmd.add_option("--status-linger", status_linger,
                  "Keep answering on the status endpoint this long after the run ends (e.g. 30s)")
       ->capture_default_str();
-  if (keeps_results)
+  if (keeps_results) {
     cmd.add_option("--hdf5", hdf5, "Write the run's details to this HDF5 file (ops, flows, link samples; see README)");
+    cmd.add_option("--trace", trace,
+                   "Write the run as a timeline to this JSON file (Trace Event Format: open it in ui.perfetto.dev or "
+                   "chrome://tracing; see README)");
+  }
   if (samples_links && keeps_results) {
     cmd.add_option("--sample-interval", sample_interval,
-                   "Simulated period of the link and queue samples in --hdf5 (doubles when --max-samples are held)")
+                   "Simulated period of the link and queue samples in --hdf5 and --trace (doubles when --max-samples "
+                   "are held)")
         ->capture_default_str();
     cmd.add_option("--max-samples", max_samples, "Link samples kept at most (even, at least 2)")->capture_default_str();
   }
@@ -49,6 +54,7 @@ void ObserveCliOptions::check() const {
   (void)linger_s();
   (void)progress_every_s(false);
   check_output_path("--hdf5", hdf5);
+  check_output_path("--trace", trace);
 }
 
 double ObserveCliOptions::progress_every_s(bool terminal) const {

@@ -1,6 +1,6 @@
 #pragma once
 // Options for watching a run and keeping its details, shared by every simulating command:
-// the progress line, the live status endpoint, and the HDF5 results file.
+// the progress line, the live status endpoint, the HDF5 results file and the timeline.
 
 #include <CLI/CLI.hpp>
 #include <cstddef>
@@ -21,6 +21,7 @@ struct ObserveCliOptions {
   std::string status_bind = "127.0.0.1";
   std::string status_linger = "0s";
   std::string hdf5;
+  std::string trace;  // --trace: the timeline as Trace Event Format JSON (out/trace_events.hpp)
   std::string sample_interval = "1us";
   std::size_t max_samples = 1024;
 
@@ -33,6 +34,8 @@ struct ObserveCliOptions {
   double linger_s() const;
   // Seconds between progress lines: --progress-every, else 0.25 on a terminal, 10 otherwise.
   double progress_every_s(bool terminal) const;
+  // --hdf5 or --trace: the run keeps op times, flows and link samples.
+  bool keeps_details() const { return !hdf5.empty() || !trace.empty(); }
 };
 
 }  // namespace collsim::cli

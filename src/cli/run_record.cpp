@@ -91,6 +91,7 @@ out::RunResults results_of(const topo::Topology* topology, const goal::Schedule&
   r.flows = run.result.flows;
   r.collective_names = annotations.span_names;
   r.collectives = collective_records(schedule, run.result.op_times, annotations.spans);
+  if (!r.collectives.empty()) r.collective_ops = annotations.spans;
   return r;
 }
 

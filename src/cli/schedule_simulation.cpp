@@ -10,6 +10,7 @@
 #include "collsim/net/fidelity.hpp"
 #include "collsim/out/op_times_file.hpp"
 #include "collsim/out/run_results.hpp"
+#include "collsim/out/trace_events.hpp"
 #include "duration_option.hpp"
 #include "loggops_from_topology.hpp"
 #include "parallel_run_json.hpp"
@@ -264,7 +265,7 @@ net::Fidelity SimulationCliOptions::fidelity_of(const topo::Topology& t) const {
 std::optional<exec::SimulationRun> simulate_schedule(const SimulationCliOptions& o, const topo::Topology& topology,
                                                      const goal::Schedule& schedule, ParallelContext& parallel,
                                                      RunWatch* watch) {
-  const bool keep = !o.observe.hdf5.empty();
+  const bool keep = o.observe.keeps_details();
   exec::RecordOptions record;
   record.op_times = o.record_op_times || !o.ops.empty() || keep;
   record.flows = keep && o.has_fabric();
@@ -307,7 +308,7 @@ void write_run_files(const SimulationCliOptions& o, const topo::Topology& topolo
     if (!out) throw std::runtime_error("cannot write " + o.summary);
   }
   if (!o.ops.empty()) out::write_op_times_hdf5(o.ops, schedule, run.result.op_times);
-  if (!o.observe.hdf5.empty()) {
+  if (o.observe.keeps_details()) {
     nlohmann::json configuration = fabric_configuration(o.fabric, o.observe);
     configuration.update({{"topology", o.topology},
                           {"network", o.network},
@@ -319,9 +320,10 @@ void write_run_files(const SimulationCliOptions& o, const topo::Topology& topolo
                           {"host_set", o.host_set},
                           {"loggops_set", o.loggops_set},
                           {"summary", summary}});
-    out::write_run_results_hdf5(
-        o.observe.hdf5,
-        results_of(o.has_fabric() ? &topology : nullptr, schedule, run, annotations, configuration));
+    const out::RunResults results =
+        results_of(o.has_fabric() ? &topology : nullptr, schedule, run, annotations, configuration);
+    if (!o.observe.hdf5.empty()) out::write_run_results_hdf5(o.observe.hdf5, results);
+    if (!o.observe.trace.empty()) out::write_trace_events(o.observe.trace, results);
   }
 }
 

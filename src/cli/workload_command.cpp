@@ -363,7 +363,7 @@ void run_workload_command(WorkloadOptions& o) {
       alone = alone_timing_table(o.sim, t, w.world());
       lowering.reuse = alone.get();
     }
-    const bool needs_whole_step = o.whole_step || !o.output.empty() || !o.sim.ops.empty() || !o.sim.observe.hdf5.empty();
+    const bool needs_whole_step = o.whole_step || !o.output.empty() || !o.sim.ops.empty() || o.sim.observe.keeps_details();
     if (simulate && !needs_whole_step) {
       if (const std::optional<bool> streamed = run_streamed(o, w, file, t, lowering, alone.get(), parallel)) {
         complete = *streamed;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "collsim/exec/execution.hpp"
+#include "collsim/goal/op_span.hpp"
 #include "collsim/goal/schedule.hpp"
 #include "collsim/net/link_sampler.hpp"
 
@@ -52,6 +53,8 @@ struct RunResults {
   std::vector<FlowRecord> flows;
   std::vector<std::string> collective_names;
   std::vector<CollectiveRecord> collectives;
+  // Per entry of `collectives`, its ops (may be empty: the trace then names no op by it).
+  std::vector<goal::OpSpan> collective_ops;
 };
 
 // Throws std::runtime_error naming the file when HDF5 cannot write it.
