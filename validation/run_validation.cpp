@@ -39,14 +39,15 @@ RunValidation validate_run(const TestRun& log_run, std::size_t run_index, const 
     throw OptionError("--algo", "nvls is emulated only for allreduce on one or two full nodes of a preset with NVLS (" +
                                     setup.preset.name + ", " + std::to_string(setup.nodes) + " node(s))");
   const auto proto = coll::protocol_from_name(request.protocol);
-  if (request.asks_collnet_chain() && proto && *proto != coll::Protocol::Auto && *proto != coll::Protocol::Simple)
-    throw OptionError("--proto", "CollNetChain runs the Simple protocol only, not " + request.protocol);
-  if (request.asks_collnet_chain() && !setup.preset.sharp)
-    throw OptionError("--algo", "collnet_chain needs a network that reduces in its switches (SHARP), and " +
+  const std::string collnet = request.asks_collnet_chain() ? "CollNetChain" : "CollNetDirect";
+  if (request.asks_collnet() && proto && *proto != coll::Protocol::Auto && *proto != coll::Protocol::Simple)
+    throw OptionError("--proto", collnet + " runs the Simple protocol only, not " + request.protocol);
+  if (request.asks_collnet() && !setup.preset.sharp)
+    throw OptionError("--algo", request.algorithm + " needs a network that reduces in its switches (SHARP), and " +
                                     setup.preset.name +
                                     " has none (a system file with 'sharp: true' says it has)");
-  if (request.asks_collnet_chain() && !collnet_chain_possible(setup))
-    throw OptionError("--algo", "collnet_chain is emulated only for allreduce on two or more full nodes (" +
+  if (request.asks_collnet() && !collnet_chain_possible(setup))
+    throw OptionError("--algo", request.algorithm + " is emulated only for allreduce on two or more full nodes (" +
                                     std::to_string(setup.nodes) + " node(s), " + std::to_string(setup.ranks) +
                                     " ranks)");
   TestRun run = log_run;
@@ -56,7 +57,8 @@ RunValidation validate_run(const TestRun& log_run, std::size_t run_index, const 
   out.setup = setup;
   out.findings = check_consistency(run, setup.collective, setup.ranks);
   LinkScaling scaling{request.parameters.gpu_link_efficiency, request.parameters.nic_efficiency};
-  scaling.sharp_engines = request.asks_collnet_chain();
+  // The rails' aggregations are hosts after the GPUs, where CollNet's helper ranks run.
+  scaling.sharp_engines = request.asks_collnet();
   scaling.nvls_engine = nvls_possible(setup) && !scaling.sharp_engines;
   scaling.net_latency_ns = request.parameters.net_latency_us * 1000;
   scaling.nvls = request.parameters.nvls_efficiency > 0 ? request.parameters.nvls_efficiency

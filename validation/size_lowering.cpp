@@ -155,6 +155,7 @@ Choice with_tree_share(Choice c, std::uint64_t bytes) {
 Choice choose(const ValidationSetup& s, const ValidationRequest& r, std::uint64_t bytes) {
   // CollNet runs Simple only (NCCL's LL and LL128 bandwidths for it are 0).
   if (r.asks_collnet_chain()) return {false, true, "collnet_chain", coll::ChunkPath::Other, coll::Protocol::Simple};
+  if (r.asks_collnet()) return {false, false, r.algorithm, coll::ChunkPath::Other, coll::Protocol::Simple};
   coll::CollectiveSpec spec = base_spec(s, r, bytes);
   if (r.asks_nvls()) spec.algorithm = "auto";
   const coll::Plan plan = coll::make_plan(spec);

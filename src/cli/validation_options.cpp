@@ -14,8 +14,8 @@ void add_run_choice_options(CLI::App& cmd, validation::ValidationRequest& r) {
   cmd.add_option("--channels", r.channels, "NCCL channels (default: the log's INFO lines, else the preset)")
       ->check(CLI::Range(1u, 64u).description("1 to 64 (NCCL's MAXCHANNELS)"));
   cmd.add_option("--algo", r.algorithm,
-                 "Algorithm instead of NCCL's choice (e.g. ring for NCCL_ALGO=RING; nvls on one NVSwitch node; "
-                 "collnet_chain for NCCL_ALGO=COLLNETCHAIN with SHARP)")
+                 "Algorithm instead of NCCL's choice (e.g. ring for NCCL_ALGO=RING; nvls on one NVSwitch node or two; "
+                 "collnet_chain or collnet_direct for NCCL_ALGO=COLLNETCHAIN or COLLNETDIRECT with SHARP)")
       ->capture_default_str();
   cmd.add_option("--proto", r.protocol, "Protocol instead of NCCL's choice: LL, LL128, Simple")->capture_default_str();
   cmd.add_option("--max-ops", r.max_ops,

@@ -457,6 +457,22 @@ class Validate(unittest.TestCase):
             self.assertTrue(run["system_hardware"]["sharp"])
             self.assertTrue(run["sizes"][0]["algorithm"].startswith("collnet_chain"), run["sizes"][0]["algorithm"])
 
+    def test_collnet_direct_is_bound_by_the_gpus_links(self):
+        # Log 33's 12 x 8 H100 with CollNetDirect: each GPU sends 7 of 8 shares to the node's
+        # others, its reduced share to its rail and the total share to the others: 15/8 of S
+        # over its 450 GB/s NVLink, so algbw <= 450 x 8/15 x 64/65 and busbw <= that x 2(n-1)/n.
+        r = collsim("validate", log("33"), "--system", "dgx-h100", "--algo", "collnet_direct", "--min-bytes", "1GiB",
+                    "--max-bytes", "1GiB", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        size = json.loads(r.stdout)["sizes"][0]
+        self.assertTrue(size["algorithm"].startswith("collnet_direct Simple x24"), size["algorithm"])
+        bound = 450 * 8 / 15 * 64 / 65 * 2 * 95 / 96
+        self.assertLessEqual(size["simulated_busbw"], bound * 1.001)
+        self.assertGreater(size["simulated_busbw"], 0.8 * bound)
+        r = collsim("validate", log("33"), "--system", "dgx-h100", "--algo", "collnet_direct", "--proto", "LL128")
+        self.assertEqual(r.returncode, USAGE)
+        self.assertIn("CollNetDirect runs the Simple protocol only, not LL128", r.stderr)
+
     def test_list_systems(self):
         r = collsim("validate", "--list-systems")
         self.assertEqual(r.returncode, 0, r.stderr)

@@ -36,8 +36,11 @@ struct ValidationRequest {
   bool streaming_hops = false;          // LL/LL128 trees and chains stream over NVLink (see size_lowering)
   ModelParameters parameters;
 
-  bool asks_nvls() const { return algorithm == "nvls"; }
+  // validate's NVLS (NVLSTree on 2 nodes) emulation.
+  bool asks_nvls() const { return algorithm == "nvls" || algorithm == "nvls_tree"; }
   bool asks_collnet_chain() const { return algorithm == "collnet_chain"; }
+  // CollNet (SHARP) of either kind: the network's switches reduce, on helper ranks per rail.
+  bool asks_collnet() const { return asks_collnet_chain() || algorithm == "collnet_direct"; }
 };
 
 struct ValidationSetup {
