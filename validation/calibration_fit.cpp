@@ -26,7 +26,7 @@ bool simple_ring(const SizeComparison& s) {
 // would lower their efficiency for ever and change nothing.
 bool nics_limit(const RunValidation& v, bool ll128, const ModelParameters& p) {
   const SystemPreset& preset = v.setup.preset;
-  double nics = v.setup.nics.count * preset.nic_gbits * preset.net_efficiency / 8 * p.nic_efficiency;
+  double nics = v.setup.nics.count * preset.nic_data_gbits() / 8 * p.nic_efficiency;
   if (ll128) nics *= p.ll128_network_efficiency;
   return nics <= preset.gpu_link_gbytes * p.gpu_link_efficiency;
 }

@@ -153,7 +153,6 @@ RunValidation validate_run(const TestRun& log_run, std::size_t run_index, const 
       if (!sim) continue;
       c.simulated_us = sim->us;
       c.algorithm = sim->description;
-      c.path = choice.path;
       c.wall_s = sim->wall_s;
       c.events = sim->events;
     } else {
@@ -165,7 +164,6 @@ RunValidation validate_run(const TestRun& log_run, std::size_t run_index, const 
       const double measured_slope = (b->us - a->us) / static_cast<double>(cap / 2);
       const double floor_slope = b->wire_floor_us / static_cast<double>(cap);
       c.simulated_us = b->us + static_cast<double>(row.size - cap) * std::max(measured_slope, floor_slope);
-      c.path = choice.path;
       c.algorithm = b->description + ", extrapolated from " + format_byte_size(cap / 2) + " and " + format_byte_size(cap);
       if (floor_slope > measured_slope) c.algorithm += " at the busiest link's rate";
       // A line is only as good as the time is linear there: the slope below cap/2 should be
@@ -179,6 +177,7 @@ RunValidation validate_run(const TestRun& log_run, std::size_t run_index, const 
                          "% from the halves below; raise --max-packets)";
       }
     }
+    c.path = choice.path;
     c.nvls = choice.nvls;
     c.protocol = choice.protocol;
     c.collective_us = c.simulated_us;

@@ -52,8 +52,7 @@ topo::Topology make_system_topology(const SystemPreset& p, std::uint32_t nodes, 
     for (std::uint32_t r = 0; r < nics; ++r)
       rails.push_back(t.add_node("rail" + std::to_string(r), topo::NodeKind::Switch, lossless));
   const Bandwidth gpu_bw = gbits(p.gpu_link_gbytes * 8.0 * scaling.gpu_link);
-  // What the NICs carry: their line rate as far as the transport fills it.
-  const double nic_gbits = p.nic_gbits * p.net_efficiency * scaling.nic;
+  const double nic_gbits = p.nic_data_gbits() * scaling.nic;
   const Bandwidth nic_bw = gbits(nic_gbits);
   for (std::uint32_t n = 0; n < nodes; ++n)
     for (std::uint32_t g = 0; g < gpn; ++g)

@@ -28,9 +28,10 @@
 
 namespace {
 
-// Exit statuses (README, "Exit status"): 0 done; 1 an error in an input or during the run;
-// 2 a simulation that did not complete (the commands that simulate say which ops); 64 a usage
-// error: an unknown subcommand or option, or an option's value that cannot be used.
+// Exit statuses (README, "Errors and exit status"): 0 done; 1 an error in what an input holds or
+// during the run; 2 a simulation that did not complete (the commands that simulate say which
+// ops); 64 a usage error: an unknown subcommand or option, a missing option or file, or an
+// option's value that cannot be used.
 constexpr int kUsageError = collsim::cli::ParallelContext::kUsageError;
 
 std::vector<std::string> subcommand_names(CLI::App& app) {

@@ -16,11 +16,15 @@ std::filesystem::path collsim_home() {
   return COLLSIM_SOURCE_DIR;
 }
 
+std::filesystem::path topology_path(const std::string& name_or_path) {
+  return config::resolve_preset(name_or_path, collsim_home() / "topologies", "topology");
+}
+
 CLI::Validator topology_file_or_preset() {
   return CLI::Validator(
       [](std::string& value) -> std::string {
         try {
-          value = config::resolve_preset(value, collsim_home() / "topologies", "topology").string();
+          value = topology_path(value).string();
           return "";
         } catch (const InputError& e) {
           return e.detail();

@@ -9,8 +9,11 @@ namespace collsim::cli {
 
 std::filesystem::path collsim_home();
 
-// For --topology: a topology file, or the name of a preset in topologies/ (fat_tree_k8), which
-// it replaces by the preset's path; an error lists the presets.
+// A topology file, or the path of the preset of that name in topologies/ (fat_tree_k8). Throws
+// InputError listing the presets.
+std::filesystem::path topology_path(const std::string& name_or_path);
+
+// For --topology: topology_path, its error as the option's.
 CLI::Validator topology_file_or_preset();
 
 }  // namespace collsim::cli

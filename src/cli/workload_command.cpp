@@ -325,7 +325,7 @@ void run_workload_command(WorkloadOptions& o) {
   // A file that names no cluster runs on the one its documentation shows.
   const std::string cluster = w.cluster.topology.empty() ? "dgx_h100_superpod" : w.cluster.topology;
   if (o.sim.topology.empty() && (o.sim.has_fabric() || !w.cluster.topology.empty()))
-    o.sim.topology = config::resolve_preset(cluster, collsim_home() / "topologies", "topology").string();
+    o.sim.topology = topology_path(cluster).string();
   const bool simulate = o.run || o.output.empty();
   o.sim.check(simulate);
   if (o.sim.fast_forwards().collectives && !o.output.empty())

@@ -1,7 +1,6 @@
 #include "collsim/out/trace_events.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <deque>
 #include <fstream>
 #include <map>
@@ -102,7 +101,6 @@ nlohmann::json trace_events(const RunResults& r, const TraceLimits& limits) {
   for (const exec::OpTime& t : r.op_times) when[s.rank(t.rank).first_global_op() + t.op] = {t.start_ps, t.end_ps};
 
   std::uint64_t slices = 0, arrows = 0;
-  std::vector<std::vector<std::uint8_t>> cpus_used(s.num_ranks());
   for (goal::RankId rank = 0; rank < s.num_ranks(); ++rank) {
     const int pid = static_cast<int>(rank);
     name_process(events, pid, "rank " + std::to_string(rank), pid);

@@ -85,6 +85,8 @@ struct SystemPreset {
   // The share of a NIC's line rate the transport carries data at, before any calibration's
   // nic_efficiency (TCPX: ~150 of 200 Gb/s, transport_costs).
   double net_efficiency = 1.0;
+  // What a NIC carries, Gb/s: its line rate as far as the transport fills it.
+  double nic_data_gbits() const { return nic_gbits * net_efficiency; }
   // GPUs per server when one NVLink domain spans several servers (an NVL72 rack's trays of 4,
   // which the log's device lines show as hosts): a job on such servers is one node of up to
   // gpus_per_node GPUs. 0: the domain is one server.
