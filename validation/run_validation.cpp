@@ -10,7 +10,7 @@
 #include "collsim/common/units.hpp"
 #include "collsim/validation/bandwidth_formulas.hpp"
 #include "collsim/validation/host_issue.hpp"
-#include "collsim/validation/nvls_allreduce.hpp"
+#include "collsim/validation/nvls_model.hpp"
 #include "collsim/validation/option_error.hpp"
 #include "collsim/validation/size_lowering.hpp"
 

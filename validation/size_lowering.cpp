@@ -9,15 +9,12 @@
 #include "collsim/collectives/generate.hpp"
 #include "collsim/collectives/tuning.hpp"
 #include "collsim/validation/bandwidth_formulas.hpp"
-#include "collsim/validation/collnet_chain_allreduce.hpp"
-#include "collsim/validation/nvls_allreduce.hpp"
+#include "collsim/validation/nvls_model.hpp"
 
 namespace collsim::validation {
 
 std::string Choice::key() const {
-  return nvls            ? "nvls"
-         : collnet_chain ? "collnet_chain"
-                         : algorithm + "/" + std::string(coll::to_string(protocol)) + "/" + std::to_string(tree_share);
+  return algorithm + "/" + std::string(coll::to_string(protocol)) + "/" + std::to_string(tree_share);
 }
 
 std::string SubRing::describe(std::uint32_t all_nodes) const {
@@ -94,52 +91,18 @@ bool nvls_chosen(const ValidationSetup& s, const ValidationRequest& r, const col
                                                  plan.system.inter_latency_us) < c.front().time_us;
 }
 
-Lowered lower_nvls(const ValidationSetup& s, const ValidationRequest& r, const coll::Plan& plan) {
-  NvlsAllreduce a;
-  a.gpus = s.gpus_per_node;
-  a.nodes = s.nodes;
-  a.bytes = plan.bytes;
-  a.channels = s.channels;
-  const std::uint64_t per_channel = std::max<std::uint64_t>(1, plan.bytes / s.channels);
-  // NCCL's NVLS chunk is 128 KiB; at most ~8 chunks per channel keep events bounded. Across
-  // 2 nodes a chunk passes 3 hops (up, across, down) with the network's latency in between,
-  // so 32 chunks keep that pipeline full.
-  const std::uint64_t pieces = s.nodes > 1 ? 32 : 8;
-  a.chunk_bytes = std::max<std::uint64_t>(128 * 1024, (per_channel / pieces + 4095) / 4096 * 4096);
-  a.launch_ns = r.parameters.launch_us >= 0 ? std::llround(r.parameters.launch_us * 1000) : plan.launch_ns;
-  coll::Plan shown = plan;
-  shown.algorithm = s.nodes > 1 ? "nvls_tree" : "nvls";
-  shown.protocol = coll::Protocol::Simple;
-  return {shown, make_nvls_allreduce(a), mtu_for(a.chunk_bytes)};
+// A GPU hands the chunks it sends to a SHARP aggregation to its NIC at NVLink speed; a real
+// NIC reads them from the GPU's memory (GPUDirect RDMA) and never holds up the GPU's NVLink
+// traffic. Our NICs hang off the node switch, so the switch buffers a window of them instead of
+// pausing the GPU's NVLink port, which would stall its chain too (8% slower at 256 MiB on
+// 12 x 8 H100): the bytes a switch holds from one ingress before it pauses it.
+std::uint64_t in_network_window(const ValidationSetup& s, const coll::Plan& plan) {
+  const auto& nodes = plan.helper_nodes;
+  if (std::find(nodes.begin(), nodes.end(), coll::kInNetwork) == nodes.end()) return 0;
+  const std::uint64_t channels_per_gpu = (plan.channels + s.gpus_per_node - 1) / s.gpus_per_node;
+  const std::uint64_t window = channels_per_gpu * plan.max_in_flight * plan.chunk_bytes;
+  return window + window / 64 + 256 * 1024;
 }
-
-Lowered lower_collnet_chain(const ValidationSetup& s, const ValidationRequest& r, const coll::Plan& plan) {
-  CollNetChainAllreduce a;
-  a.gpus = s.gpus_per_node;
-  a.nodes = s.nodes;
-  a.rails = s.nics.count;
-  a.bytes = plan.bytes;
-  a.channels = s.channels;
-  // A chunk climbs gpus - 1 NVLink hops, crosses the network twice and comes back down: like
-  // a tree's pipeline, 16 chunks per hop keep filling and draining it small.
-  const std::uint64_t per_channel = std::max<std::uint64_t>(1, plan.bytes / s.channels);
-  const std::uint64_t pieces = 16 * (2 * (s.gpus_per_node - 1) + 2);
-  a.chunk_bytes = std::max<std::uint64_t>(128 * 1024, (per_channel / pieces + 4095) / 4096 * 4096);
-  a.launch_ns = r.parameters.launch_us >= 0 ? std::llround(r.parameters.launch_us * 1000) : plan.launch_ns;
-  coll::Plan shown = plan;
-  shown.algorithm = "collnet_chain";
-  shown.protocol = coll::Protocol::Simple;
-  shown.channels = s.channels;
-  // A head hands its window of chunks to its NIC at NVLink speed; a real NIC reads them from
-  // the GPU's memory (GPUDirect RDMA) and never holds up the GPU's NVLink traffic. Our NICs
-  // hang off the node switch, so the switch buffers that window instead of pausing the head's
-  // NVLink port, which would stall its chain too (8% slower at 256 MiB on 12 x 8 H100).
-  const std::uint64_t heads_per_gpu = (s.channels + s.gpus_per_node - 1) / s.gpus_per_node;
-  const std::uint32_t mtu = mtu_for(a.chunk_bytes);
-  const std::uint64_t window = heads_per_gpu * a.in_flight * a.chunk_bytes;
-  return {shown, make_collnet_chain_allreduce(a), mtu, window + window / 64 + 256 * 1024};
-}
-
 
 // NCCL's tuning derates a tree by a table it measured, down to 0.4-0.6 of its model at 64
 // KiB-16 MiB: what its GPUs lose to a tree's synchronisation at medium sizes, which links and
@@ -154,21 +117,21 @@ Choice with_tree_share(Choice c, std::uint64_t bytes) {
 
 Choice choose(const ValidationSetup& s, const ValidationRequest& r, std::uint64_t bytes) {
   // CollNet runs Simple only (NCCL's LL and LL128 bandwidths for it are 0).
-  if (r.asks_collnet_chain()) return {false, true, "collnet_chain", coll::ChunkPath::Other, coll::Protocol::Simple};
-  if (r.asks_collnet()) return {false, false, r.algorithm, coll::ChunkPath::Other, coll::Protocol::Simple};
+  if (r.asks_collnet()) return {false, r.algorithm, coll::ChunkPath::Other, coll::Protocol::Simple};
   coll::CollectiveSpec spec = base_spec(s, r, bytes);
   if (r.asks_nvls()) spec.algorithm = "auto";
   const coll::Plan plan = coll::make_plan(spec);
-  if (nvls_chosen(s, r, plan)) return {true, false, "nvls", coll::ChunkPath::Other, coll::Protocol::Simple};
+  if (nvls_chosen(s, r, plan))
+    return {true, s.nodes > 1 ? "nvls_tree" : "nvls", coll::ChunkPath::Other, coll::Protocol::Simple};
   // NCCL_ALGO fixes the algorithm only: NCCL still tunes the protocol by size (log 28 runs
   // LL at small sizes under NCCL_ALGO=RING). Candidates come from the "auto" plan.
   if (r.algorithm != "auto" && !r.asks_nvls() && s.protocol == "auto") {
     coll::CollectiveSpec tuned = spec;
     tuned.algorithm = "auto";
     if (const auto proto = coll::tuned_protocol(coll::make_plan(tuned), plan.algorithm))
-      return with_tree_share({false, false, plan.algorithm, path_of(plan), *proto}, bytes);
+      return with_tree_share({false, plan.algorithm, path_of(plan), *proto}, bytes);
   }
-  return with_tree_share({false, false, plan.algorithm, path_of(plan), plan.protocol}, bytes);
+  return with_tree_share({false, plan.algorithm, path_of(plan), plan.protocol}, bytes);
 }
 
 namespace {
@@ -215,11 +178,6 @@ std::optional<SubRing> sub_ring(const ValidationSetup& s, const ValidationReques
 
 Lowered lower(const ValidationSetup& s, const ValidationRequest& r, std::uint64_t bytes, const Choice& choice) {
   coll::CollectiveSpec spec = base_spec(s, r, bytes);
-  if (choice.nvls || choice.collnet_chain) {
-    spec.algorithm = "auto";
-    spec.protocol = coll::Protocol::Simple;
-    return choice.nvls ? lower_nvls(s, r, coll::make_plan(spec)) : lower_collnet_chain(s, r, coll::make_plan(spec));
-  }
   spec.algorithm = choice.algorithm;
   spec.protocol = choice.protocol;
   if (choice.protocol == coll::Protocol::Simple) {
@@ -302,7 +260,9 @@ Lowered lower(const ValidationSetup& s, const ValidationRequest& r, std::uint64_
   const std::uint32_t mtu = mtu_for(plan.chunk_bytes);
   const double nic_factor =
       plan.protocol == coll::Protocol::LL128 && s.nodes > 1 ? r.parameters.ll128_network_efficiency : 1.0;
-  return {std::move(plan), std::move(schedule), mtu, 0, sub, hop_latency_ns, streams, nic_factor, choice.tree_share};
+  const std::uint64_t min_xoff = in_network_window(s, plan);
+  return {std::move(plan), std::move(schedule), mtu, min_xoff, sub, hop_latency_ns, streams, nic_factor,
+          choice.tree_share};
 }
 
 std::string Lowered::description() const {

@@ -14,6 +14,7 @@
 // each sends its reduced share to its own rail's aggregation, receives the total, and sends
 // it to every other GPU of the node.
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -122,6 +123,29 @@ void emit_direct(RankEmitter& out) {
   }
 }
 
+// A chunk climbs the node's chain (g - 1 NVLink hops), goes to the aggregation and back, and
+// comes down again.
+std::uint64_t chain_depth(const Plan& plan) { return 2 * std::uint64_t{plan.node_size()}; }
+
+// NCCL's CollNetChain chunk: one step of its buffer, at most 256 KiB, halved down to 128, 64
+// and 32 KiB while a channel's share of the size holds fewer than 64, 8 and 1 chunks per GPU
+// of the chain.
+std::uint64_t chain_chunk(const Plan& plan) {
+  std::uint64_t chunk = std::min<std::uint64_t>(256 * 1024, one_step_bytes(plan.protocol));
+  const std::uint64_t per_channel = plan.bytes / plan.channels, depth = plan.node_size();
+  while (per_channel / chunk < depth * 64 && chunk > 128 * 1024) chunk /= 2;
+  while (per_channel / chunk < depth * 8 && chunk > 64 * 1024) chunk /= 2;
+  while (per_channel / chunk < depth && chunk > 32 * 1024) chunk /= 2;
+  return chunk;
+}
+
+// Like NVLS and trees, CollNet runs chunks of one step of NCCL's buffer, NCCL_STEPS in flight
+// per connection (one_step_chunks).
+
+// Per step and channel a GPU receives the partial sum, sends it up, receives the total and
+// passes it down (and reduces); the aggregations add two ops per node and channel.
+constexpr std::uint32_t kChainOpsPerStep = 6;
+
 // A chunk is cut into one share per GPU of the node.
 std::uint64_t direct_slices(const Plan& plan) { return pipelined_slices(plan) * plan.node_size(); }
 
@@ -130,14 +154,14 @@ std::uint64_t direct_slices(const Plan& plan) { return pipelined_slices(plan) * 
 extern const Algorithm kAllreduceCollNetChain{
     "collnet_chain", Collective::Allreduce,
     "NCCL CollNetChain: a chain of each node's GPUs, the node's sum reduced across nodes by the rail's switch (SHARP)",
-    pipelined_slices, emit_chain, unsupported, nullptr, 1, false, ChunkPath::Other, nullptr, 0,
+    pipelined_slices, emit_chain, unsupported, chain_chunk, 1, true, ChunkPath::Other, chain_depth, kChainOpsPerStep,
     one_aggregation_per_rail};
 
 extern const Algorithm kAllreduceCollNetDirect{
     "collnet_direct", Collective::Allreduce,
     "NCCL CollNetDirect: each node's GPUs reduce-scatter over NVLink, reduce their shares across nodes in the rails' "
     "switches (SHARP) and allgather them",
-    direct_slices, emit_direct, unsupported, nullptr, 1, false, ChunkPath::Other, nullptr, 0,
+    direct_slices, emit_direct, unsupported, nullptr, 1, true, ChunkPath::Other, nullptr, 0,
     one_aggregation_per_rail};
 
 }  // namespace collsim::coll

@@ -83,17 +83,29 @@ void emit(RankEmitter& out) {
 
 std::uint64_t nvls_chunk(const Plan&) { return kNvlsChunkBytes; }
 
+// A chunk goes up to the switch and comes back down; across two nodes it also crosses between
+// the switches.
+std::uint64_t nvls_depth(const Plan&) { return 2; }
+std::uint64_t nvls_tree_depth(const Plan&) { return 3; }
+
+// NCCL runs every algorithm but the Simple ring with chunks of one step of its buffer, so
+// NCCL_STEPS of them are in flight per connection (one_step_chunks).
+
+// Per step and channel a GPU sends and receives a chunk, and its switch does as much for it.
+constexpr std::uint32_t kNvlsOpsPerStep = 4;
+
 }  // namespace
 
 extern const Algorithm kAllreduceNvls{
     "nvls", Collective::Allreduce,
     "NCCL NVLS: every GPU sends each chunk to its NVSwitch (a helper rank), which returns the sum",
-    pipelined_slices, emit, unsupported_nvls, nvls_chunk, 1, false, ChunkPath::Other, nullptr, 0, one_switch_per_node};
+    pipelined_slices, emit, unsupported_nvls, nvls_chunk, 1, true, ChunkPath::Other, nvls_depth, kNvlsOpsPerStep,
+    one_switch_per_node};
 
 extern const Algorithm kAllreduceNvlsTree{
     "nvls_tree", Collective::Allreduce,
     "NCCL NVLSTree on 2 nodes: NVLS in each node, the two NVSwitches (helper ranks) exchanging their sums",
-    pipelined_slices, emit, unsupported_nvls_tree, nvls_chunk, 1, false, ChunkPath::Other, nullptr, 0,
-    one_switch_per_node};
+    pipelined_slices, emit, unsupported_nvls_tree, nvls_chunk, 1, true, ChunkPath::Other, nvls_tree_depth,
+    kNvlsOpsPerStep, one_switch_per_node};
 
 }  // namespace collsim::coll

@@ -7,7 +7,7 @@
 
 #include "collsim/validation/calibration_fit.hpp"
 #include "collsim/validation/host_issue.hpp"
-#include "collsim/validation/nvls_allreduce.hpp"
+#include "collsim/validation/nvls_model.hpp"
 #include "observe_options.hpp"
 #include "validation_options.hpp"
 #include "validation_simulator.hpp"

@@ -6,8 +6,7 @@
 #include <cmath>
 #include <set>
 
-#include "collsim/goal/schedule.hpp"
-#include "collsim/validation/nvls_allreduce.hpp"
+#include "collsim/validation/nvls_model.hpp"
 #include "collsim/validation/system_preset.hpp"
 
 namespace collsim::validation {
@@ -151,47 +150,7 @@ TEST(SystemPreset, EfaHasItsOwnMessageLatency) {
   EXPECT_EQ(u.links().back().latency.picoseconds(), 600'000);
 }
 
-TEST(NvlsAllreduce, ScheduleShape) {
-  NvlsAllreduce a;
-  a.gpus = 4;
-  a.bytes = 10;
-  a.channels = 2;
-  a.chunk_bytes = 3;
-  const goal::Schedule s = make_nvls_allreduce(a);
-  ASSERT_EQ(s.num_ranks(), 5u);
-  // Channel 0 carries bytes 0..4 (chunks 3+2), channel 1 bytes 5..9 (3+2): 4 chunks. A GPU has
-  // per channel one launch calc and a send and a receive per chunk: 2 + 2*4 = 10 ops; the
-  // engine receives from and sends to 4 GPUs per chunk: 4 * 8 = 32 ops.
-  EXPECT_EQ(s.rank(0).num_ops(), 10u);
-  EXPECT_EQ(s.rank(4).num_ops(), 32u);
-  EXPECT_THROW(make_nvls_allreduce({1, 10, 1, 1, 1, 0}), std::invalid_argument);
-}
-
-TEST(NvlsAllreduce, TwoNodesExchangeNodeSums) {
-  NvlsAllreduce a;
-  a.gpus = 2;
-  a.nodes = 2;
-  a.bytes = 10;
-  a.channels = 1;
-  a.chunk_bytes = 5;
-  const goal::Schedule s = make_nvls_allreduce(a);
-  // 4 GPUs (ranks 0..3) and the engines of node 0 and 1 (ranks 4, 5); 2 chunks. A GPU: a
-  // launch calc, a send and a receive per chunk = 5 ops. An engine per chunk: 2 receives from
-  // its GPUs, a send to and a receive from the other engine, 2 sends down = 6, so 12.
-  ASSERT_EQ(s.num_ranks(), 6u);
-  EXPECT_EQ(s.rank(3).num_ops(), 5u);
-  EXPECT_EQ(s.rank(4).num_ops(), 12u);
-  EXPECT_EQ(s.rank(5).num_ops(), 12u);
-  std::uint64_t to_other_engine = 0;
-  const goal::RankOps engine = s.rank(4);
-  for (goal::LocalOp i = 0; i < engine.num_ops(); ++i)
-    if (engine.kind(i) == goal::OpKind::Send && engine.peer(i) == 5) to_other_engine += engine.size(i);
-  EXPECT_EQ(to_other_engine, 10u);  // the node's sum crosses once: S bytes
-  a.nodes = 3;
-  EXPECT_THROW(make_nvls_allreduce(a), std::invalid_argument);
-}
-
-TEST(NvlsAllreduce, ModelTime) {
+TEST(NvlsModel, ModelTime) {
   // NVLSTree on 2 nodes x 8 (n = 16) with 10 us network latency: 25 + 2 * 1 * (20.9 + 10) us,
   // same bus bandwidth, algbw = bus * 16/30.
   const double bus = 24 * (450.0 / 24) * 0.85 * 23.0 / 24 * 2;

@@ -1,6 +1,6 @@
 #pragma once
 // One size of an nccl-tests run as NCCL would run it: the algorithm and protocol its tuning
-// picks (or NVLS, CollNetChain), and that collective lowered to a GOAL schedule bounded in ops
+// picks (or NVLS, CollNet), and that collective lowered to a GOAL schedule bounded in ops
 // and packets, with what the fabric needs to run it as NCCL's connections would.
 
 #include <cstdint>
@@ -15,10 +15,10 @@
 
 namespace collsim::validation {
 
-// What NCCL runs at one size: the tuning's algorithm and protocol, NVLS or CollNetChain.
+// What NCCL runs at one size: the tuning's algorithm and protocol, NVLS (its model picks it as
+// the tuning picks the rest) or what the request names.
 struct Choice {
-  bool nvls = false;
-  bool collnet_chain = false;
+  bool nvls = false;  // nvls or nvls_tree, chosen by NCCL's NVLS model
   std::string algorithm;
   coll::ChunkPath path = coll::ChunkPath::Other;
   coll::Protocol protocol = coll::Protocol::Simple;
@@ -57,7 +57,7 @@ struct Lowered {
   std::string description() const;
 };
 
-// NVLS on one node, NVLSTree on two full nodes (see nvls_allreduce.hpp).
+// NVLS on one node, NVLSTree on two full nodes (coll's nvls and nvls_tree).
 bool nvls_possible(const ValidationSetup& s);
 // CollNetChain (SHARP) on two or more full nodes.
 bool collnet_chain_possible(const ValidationSetup& s);
