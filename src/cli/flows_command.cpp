@@ -101,7 +101,7 @@ void report(const FlowsOptions& o, const topo::Topology& t, const net::FabricPar
         {"events", s.events},
         {"wall_s", s.wall_s},
         {"events_per_s", s.events_per_s},
-        {"ranks", s.ranks},
+        {"sim_ranks", s.ranks},
         {"windows", s.windows},
         {"sync_fraction", s.sync_fraction},
         {"pdes", parallel_run_json(s)},

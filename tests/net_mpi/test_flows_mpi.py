@@ -62,7 +62,7 @@ class SameOnEveryRankCount(unittest.TestCase):
                 self.assertEqual(full["flows_completed"], full["flows"])
                 for ranks in (2, 3):
                     same, out = result(ranks, *args)
-                    self.assertEqual(out["ranks"], ranks)
+                    self.assertEqual(out["sim_ranks"], ranks)
                     self.assertEqual(same, reference, f"{name} differs on {ranks} ranks")
 
 
