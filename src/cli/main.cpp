@@ -14,6 +14,7 @@
 #include "replay_command.hpp"
 #include "run_command.hpp"
 #include "goal_command.hpp"
+#include "sweep_command.hpp"
 #include "topo_command.hpp"
 #include "workload_command.hpp"
 #include "validate_command.hpp"
@@ -82,6 +83,7 @@ int main(int argc, char** argv) {
   collsim::cli::add_workload_command(app);
   collsim::cli::add_validate_command(app);
   collsim::cli::add_calibrate_command(app);
+  collsim::cli::add_sweep_command(app);
 
   if (argc > 1 && argv[1][0] != '-') {
     const std::vector<std::string> names = subcommand_names(app);
