@@ -47,13 +47,14 @@ std::string duration_text(double s) {
 }  // namespace
 
 RunWatch::RunWatch(const ObserveCliOptions& options, bool is_root, std::uint32_t ranks, const topo::Topology* topology,
-                   std::string work_name, std::uint64_t work_total)
+                   std::string work_name, std::uint64_t work_total, bool estimated)
     : options_(options),
       is_root_(is_root),
       ranks_(ranks),
       topology_(topology),
       work_name_(std::move(work_name)),
       work_total_(work_total),
+      estimated_(estimated),
       tty_(isatty(STDERR_FILENO) == 1),
       print_every_s_(options.progress_every_s(tty_)),
       exceptions_at_start_(std::uncaught_exceptions()) {
@@ -100,8 +101,8 @@ void RunWatch::print(const pdes::RunProgress& p, bool last) {
   if (p.sim_time > pdes::SimTime{}) line << "sim " << sim_time_text(p.sim_time) << " | ";
   line << work_name_ << " " << p.work_done;
   if (work_total_ > 0)
-    line << "/" << work_total_ << " (" << 100.0 * static_cast<double>(p.work_done) / static_cast<double>(work_total_)
-         << "%)";
+    line << "/" << (estimated_ ? "~" : "") << work_total_ << " ("
+         << std::min(100.0, 100.0 * static_cast<double>(p.work_done) / static_cast<double>(work_total_)) << "%)";
   line << " | " << (p.wall_s > 0 ? static_cast<double>(p.events) / p.wall_s / 1e6 : 0.0) << " M events/s | "
        << duration_text(p.wall_s) << " elapsed";
   if (!last && work_total_ > 0 && p.work_done > 0 && p.work_done < work_total_)

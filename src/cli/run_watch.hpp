@@ -24,11 +24,12 @@ namespace collsim::cli {
 
 class RunWatch final : public pdes::RunMonitor {
  public:
-  // `work_name` names what work_done counts ("ops", "flows"), of which there are `work_total`.
-  // `topology` (may be null) names the links of /links/top. Starts the status endpoint on the
-  // root rank when asked, and says where on stderr.
+  // `work_name` names what work_done counts ("ops", "flows"), of which there are `work_total`
+  // (0: unknown; `estimated`: about that many, shown with a ~). `topology` (may be null) names
+  // the links of /links/top. Starts the status endpoint on the root rank when asked, and says
+  // where on stderr.
   RunWatch(const ObserveCliOptions& options, bool is_root, std::uint32_t ranks, const topo::Topology* topology,
-           std::string work_name, std::uint64_t work_total);
+           std::string work_name, std::uint64_t work_total, bool estimated = false);
   // Marks the run failed if an exception is on its way out, keeps serving for --status-linger,
   // then stops the endpoint.
   ~RunWatch() override;
@@ -58,6 +59,7 @@ class RunWatch final : public pdes::RunMonitor {
   std::vector<out::LinkDirection> directions_;  // of topology_, when the endpoint may ask for links
   std::string work_name_;
   std::uint64_t work_total_;
+  bool estimated_;
   bool tty_;
   double print_every_s_;
   int exceptions_at_start_;

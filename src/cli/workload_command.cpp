@@ -257,8 +257,11 @@ std::optional<bool> run_streamed(WorkloadOptions& o, const workload::WorkloadSpe
   const bool fabric = o.sim.has_fabric();
   const std::string description = describe(w, stream->totals());
   if (parallel.is_root() && !o.sim.json) std::cout << "workload      " << description << "\n" << std::flush;
+  // The step's ops are not known before it is lowered; one rank per pipeline stage, lowered
+  // into a counter, gives about how many (exact when a stage's ranks differ only in peers).
+  const std::uint64_t about_ops = workload::estimate_step_size(w, lowering).ops;
   const auto watch = std::make_unique<RunWatch>(o.sim.observe, parallel.is_root(), parallel.transport().size(),
-                                                fabric ? &t : nullptr, "ops", 0);
+                                                fabric ? &t : nullptr, "ops", about_ops, true);
   workload::RoleTimelines timelines(stream->num_ranks());
   auto hear = [&timelines](goal::RankId rank, std::uint8_t role, std::uint64_t start_ps, std::uint64_t end_ps) {
     timelines.add(rank, static_cast<workload::OpRole>(role), static_cast<std::int64_t>(start_ps),
