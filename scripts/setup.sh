@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything collsim needs from Debian 12 packages. Safe to run again:
-# apt-get skips what is already installed, and nothing else is changed.
+# apt-get skips what is already installed, and nothing else is changed. --tests adds what only
+# the tests need (a headless browser for the report page), which scripts/test.sh asks for.
 set -euo pipefail
 
 packages=(
@@ -24,6 +25,9 @@ packages=(
   # result plots
   python3 python3-h5py python3-matplotlib python3-numpy
 )
+if [ "${1:-}" = "--tests" ]; then
+  packages+=(chromium)  # tests/report opens the report page in it
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -15,7 +15,7 @@ for arg in "$@"; do
     *) echo "scripts/test.sh: unknown option $arg (--sanitize, --update-golden)" >&2; exit 64 ;;
   esac
 done
-bash scripts/setup.sh
+bash scripts/setup.sh --tests
 cmake --preset "$preset" -DCOLLSIM_WERROR=ON >/dev/null
 cmake --build --preset "$preset"
 if [ "$update_golden" = 1 ]; then

@@ -14,6 +14,7 @@
 #include "replay_command.hpp"
 #include "run_command.hpp"
 #include "goal_command.hpp"
+#include "report_command.hpp"
 #include "sweep_command.hpp"
 #include "topo_command.hpp"
 #include "workload_command.hpp"
@@ -84,6 +85,7 @@ int main(int argc, char** argv) {
   collsim::cli::add_validate_command(app);
   collsim::cli::add_calibrate_command(app);
   collsim::cli::add_sweep_command(app);
+  collsim::cli::add_report_command(app);
 
   if (argc > 1 && argv[1][0] != '-') {
     const std::vector<std::string> names = subcommand_names(app);

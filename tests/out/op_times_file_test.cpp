@@ -7,7 +7,7 @@
 #include <string>
 
 #include "collsim/out/op_times_file.hpp"
-#include "hdf5_reader.hpp"
+#include "collsim/report/hdf5_file.hpp"
 #include "sample_results.hpp"
 
 namespace collsim::out {
@@ -19,7 +19,7 @@ TEST(OpTimesFile, WritesOneRowPerOpTime) {
   const std::string path = (std::filesystem::temp_directory_path() / "collsim_op_times_test.h5").string();
   write_op_times_hdf5(path, run.schedule, run.results.op_times);
   {
-    const test::H5Reader f(path);
+    const report::Hdf5File f(path);
     EXPECT_EQ(f.read<std::uint32_t>("/ops/rank"), (std::vector<std::uint32_t>{0, 0, 1, 1}));
     EXPECT_EQ(f.read<std::uint32_t>("/ops/op"), (std::vector<std::uint32_t>{0, 1, 0, 1}));
     EXPECT_EQ(f.read<std::uint8_t>("/ops/kind"), (std::vector<std::uint8_t>{3, 1, 2, 3}));

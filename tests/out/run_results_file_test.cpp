@@ -9,13 +9,13 @@
 #include <stdexcept>
 #include <string>
 
-#include "hdf5_reader.hpp"
+#include "collsim/report/hdf5_file.hpp"
 #include "sample_results.hpp"
 
 namespace collsim::out {
 namespace {
 
-using test::H5Reader;
+using H5Reader = report::Hdf5File;
 using test::SampleRun;
 using Shape = std::vector<hsize_t>;
 

@@ -1,29 +1,30 @@
 #pragma once
-// Reads back what the writers wrote, with the HDF5 C API directly (not through the writer's
-// own helpers, so that a mistake there cannot hide itself). Throws on any HDF5 failure.
+// Reading an HDF5 file with the C API: datasets as vectors, string and integer attributes,
+// shapes and storage filters. What the report page reads a result file with (and the writer's
+// tests read back with: it shares no code with the writer, so a mistake there cannot hide).
 
 #include <hdf5.h>
 
 #include <cstdint>
-#include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
-namespace collsim::out::test {
+namespace collsim::report {
 
-class H5Reader {
+class Hdf5File {
  public:
-  explicit H5Reader(const std::string& path) : file_(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT)) {
-    if (file_ < 0) throw std::runtime_error("cannot open " + path);
-  }
-  ~H5Reader() { H5Fclose(file_); }
-  H5Reader(const H5Reader&) = delete;
-  H5Reader& operator=(const H5Reader&) = delete;
+  // Throws collsim::InputError when `path` is not an HDF5 file.
+  explicit Hdf5File(const std::string& path);
+  ~Hdf5File();
+  Hdf5File(const Hdf5File&) = delete;
+  Hdf5File& operator=(const Hdf5File&) = delete;
 
+  const std::string& path() const { return path_; }
   // Whether "/a" or "/a/b" exists (each part is checked, as H5Lexists requires).
   bool exists(const std::string& path) const;
   std::vector<hsize_t> shape(const std::string& dataset) const;
-  // Number of HDF5 filters (compression, shuffle) the dataset is stored with.
+  // The HDF5 filters (compression, shuffle) a dataset is stored with.
   std::vector<H5Z_filter_t> filters(const std::string& dataset) const;
 
   template <typename T>
@@ -35,6 +36,7 @@ class H5Reader {
   std::vector<std::string> read_strings(const std::string& dataset) const;
 
   // `object` is "/" for the root group.
+  bool has_attribute(const std::string& object, const std::string& name) const;
   std::string string_attribute(const std::string& object, const std::string& name) const;
   std::vector<std::string> strings_attribute(const std::string& object, const std::string& name) const;
   std::int64_t int_attribute(const std::string& object, const std::string& name) const;
@@ -51,7 +53,8 @@ class H5Reader {
   }
   std::size_t element_count(const std::string& dataset) const;
   void read_into(const std::string& dataset, hid_t type, void* out) const;
+  std::string path_;
   hid_t file_;
 };
 
-}  // namespace collsim::out::test
+}  // namespace collsim::report
