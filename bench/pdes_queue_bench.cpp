@@ -19,6 +19,7 @@
 namespace {
 
 using namespace collsim::pdes;
+using collsim::SimTime;
 
 // std::priority_queue behind the same interface.
 class BinaryHeap final : public EventQueue {

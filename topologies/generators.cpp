@@ -41,7 +41,7 @@ void check_ports(const char* parameter, u128 ports) {
 
 void check_link(const char* parameter, const LinkSpec& l) {
   if (l.bandwidth.bps() <= 0) throw ParameterError(parameter, std::string(parameter) + " has no bandwidth");
-  if (l.latency < pdes::SimTime::zero())
+  if (l.latency < SimTime::zero())
     throw ParameterError(parameter, std::string(parameter) + " has a negative latency");
 }
 

@@ -253,7 +253,7 @@ Topology build_explicit(const Context& c, std::vector<YAML::Mark>& node_at) {
     if (!bw && !c.link) m.require("bandwidth", why);
     if (!lat && !c.link) m.require("latency", why);
     const Bandwidth bandwidth = bw ? read_bandwidth(r, *bw) : c.link->bandwidth;
-    const pdes::SimTime latency = lat ? read_duration(r, *lat) : c.link->latency;
+    const SimTime latency = lat ? read_duration(r, *lat) : c.link->latency;
     const Field* medium = m.find("medium");
     try {
       t.add_link(end[0], end[1], bandwidth, latency, medium ? read_medium(r, *medium) : LinkMedium::Network);

@@ -38,7 +38,7 @@ void count_links(const Topology& t, TopologyMetrics& m) {
   }
   for (const auto& [key, count] : classes)
     m.link_classes.push_back({std::get<0>(key), Bandwidth::bits_per_second(std::get<1>(key)),
-                              pdes::SimTime::ps(std::get<2>(key)), count});
+                              SimTime::ps(std::get<2>(key)), count});
 }
 
 // Hop distances between hosts. Hosts attached to the same set of switches are at the same

@@ -32,12 +32,12 @@ NodeId Topology::add_node(std::string name, NodeKind kind, SwitchParams params, 
   return id;
 }
 
-LinkId Topology::add_link(NodeId a, NodeId b, Bandwidth bandwidth, pdes::SimTime latency, LinkMedium medium) {
+LinkId Topology::add_link(NodeId a, NodeId b, Bandwidth bandwidth, SimTime latency, LinkMedium medium) {
   if (a >= nodes_.size() || b >= nodes_.size()) throw std::invalid_argument("link to a node that does not exist");
   if (a == b) throw std::invalid_argument("link from node '" + nodes_[a].name + "' to itself");
   if (bandwidth.bps() <= 0)
     throw std::invalid_argument("link " + nodes_[a].name + " - " + nodes_[b].name + " has no bandwidth");
-  if (latency < pdes::SimTime::zero())
+  if (latency < SimTime::zero())
     throw std::invalid_argument("link " + nodes_[a].name + " - " + nodes_[b].name + " has a negative latency");
   for (NodeId n : {a, b})
     if (ports_[n].size() >= 0xFFFF) throw std::invalid_argument("node '" + nodes_[n].name + "' has too many ports");

@@ -8,7 +8,7 @@ namespace collsim::validation {
 namespace {
 
 Bandwidth gbits(double v) { return Bandwidth::bits_per_second(static_cast<std::int64_t>(std::llround(v * 1e9))); }
-pdes::SimTime nanoseconds(double v) { return pdes::SimTime::ps(static_cast<std::int64_t>(std::llround(v * 1e3))); }
+SimTime nanoseconds(double v) { return SimTime::ps(static_cast<std::int64_t>(std::llround(v * 1e3))); }
 
 }  // namespace
 

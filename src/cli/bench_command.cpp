@@ -9,7 +9,7 @@
 #include <sstream>
 #include <string>
 
-#include "collsim/pdes/sim_time.hpp"
+#include "collsim/common/sim_time.hpp"
 #include "collsim/pdes_models/phold.hpp"
 #include "collsim/pdes_models/token_torus.hpp"
 #include "duration_option.hpp"
@@ -69,7 +69,7 @@ void print_stats(const KernelOptions& o, const pdes::RunStats& s, std::uint64_t 
   std::cout << std::fixed << std::setprecision(3)
             << "events        " << s.events << " in " << s.wall_s << " s = " << s.events_per_s / 1e6 << " M events/s\n"
             << "ranks         " << s.ranks << " (" << o.partition << " partition, " << o.queue << " queue), lookahead "
-            << pdes::format_duration(s.lookahead) << "\n"
+            << format_duration(s.lookahead) << "\n"
             << "windows       " << s.windows << ", sync " << 100 * s.sync_fraction << " % of wall time, "
             << sync_us_per_window(s) << " us per window\n"
             << "cross-rank    " << s.remote_events << " events\n"
@@ -110,7 +110,7 @@ void add_phold(CLI::App& bench) {
     auto& c = o->config;
     c.lookahead = parse_duration_option("--lookahead", o->lookahead);
     c.mean_delay = parse_duration_option("--mean-delay", o->mean_delay);
-    if (c.lookahead + c.mean_delay <= pdes::SimTime::zero())
+    if (c.lookahead + c.mean_delay <= SimTime::zero())
       throw CLI::ValidationError("--lookahead", "and --mean-delay are both 0: simulated time would never advance");
     c.end = parse_duration_option("--end", o->kernel.end);
     c.seed = o->kernel.seed;

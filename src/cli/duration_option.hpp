@@ -8,18 +8,18 @@
 
 #include "collsim/pdes/event_queue.hpp"
 #include "collsim/pdes/partition.hpp"
-#include "collsim/pdes/sim_time.hpp"
+#include "collsim/common/sim_time.hpp"
 
 namespace collsim::cli {
 
 // Values given on the command line, parsed once; a usage error names the option.
 
 // A duration ("1.5us").
-inline pdes::SimTime parse_duration_option(const std::string& option, const std::string& text) {
+inline SimTime parse_duration_option(const std::string& option, const std::string& text) {
   std::string error;
-  const auto t = pdes::parse_duration(text, &error);
+  const auto t = parse_duration(text, &error);
   if (!t) throw CLI::ValidationError(option, error);
-  if (*t < pdes::SimTime::zero()) throw CLI::ValidationError(option, "must not be negative");
+  if (*t < SimTime::zero()) throw CLI::ValidationError(option, "must not be negative");
   return *t;
 }
 

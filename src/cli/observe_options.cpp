@@ -48,7 +48,7 @@ void ObserveCliOptions::add_to(CLI::App& cmd, bool samples_links, bool keeps_res
 
 void ObserveCliOptions::check() const {
   if (status_port < -1 || status_port > 65535) throw CLI::ValidationError("--status-port", "must be 0..65535");
-  if (sample_period() <= pdes::SimTime::zero()) throw CLI::ValidationError("--sample-interval", "must be positive");
+  if (sample_period() <= SimTime::zero()) throw CLI::ValidationError("--sample-interval", "must be positive");
   if (max_samples < 2 || max_samples % 2 != 0)
     throw CLI::ValidationError("--max-samples", "must be even and at least 2");
   (void)linger_s();
@@ -62,7 +62,7 @@ double ObserveCliOptions::progress_every_s(bool terminal) const {
   return static_cast<double>(parse_duration_option("--progress-every", progress_every).picoseconds()) / 1e12;
 }
 
-pdes::SimTime ObserveCliOptions::sample_period() const { return parse_duration_option("--sample-interval", sample_interval); }
+SimTime ObserveCliOptions::sample_period() const { return parse_duration_option("--sample-interval", sample_interval); }
 
 double ObserveCliOptions::linger_s() const {
   return static_cast<double>(parse_duration_option("--status-linger", status_linger).picoseconds()) / 1e12;

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <string>
 
-#include "collsim/pdes/sim_time.hpp"
+#include "collsim/common/sim_time.hpp"
 
 namespace collsim::cli {
 
@@ -30,7 +30,7 @@ struct ObserveCliOptions {
   void add_to(CLI::App& cmd, bool samples_links = true, bool keeps_results = true);
   // Throws CLI::ValidationError naming the option.
   void check() const;
-  pdes::SimTime sample_period() const;
+  SimTime sample_period() const;
   double linger_s() const;
   // Seconds between progress lines: --progress-every, else 0.25 on a terminal, 10 otherwise.
   double progress_every_s(bool terminal) const;

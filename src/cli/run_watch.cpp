@@ -25,7 +25,7 @@ double since(std::chrono::steady_clock::time_point t, std::chrono::steady_clock:
   return std::chrono::duration<double>(now - t).count();
 }
 
-std::string sim_time_text(pdes::SimTime t) {
+std::string sim_time_text(SimTime t) {
   std::ostringstream s;
   s.setf(std::ios::fixed);
   s.precision(3);
@@ -98,7 +98,7 @@ void RunWatch::print(const pdes::RunProgress& p, bool last) {
   line.setf(std::ios::fixed);
   line.precision(1);
   // validate and calibrate run one simulation per size, each from time 0: no clock to show.
-  if (p.sim_time > pdes::SimTime{}) line << "sim " << sim_time_text(p.sim_time) << " | ";
+  if (p.sim_time > SimTime{}) line << "sim " << sim_time_text(p.sim_time) << " | ";
   line << work_name_ << " " << p.work_done;
   if (work_total_ > 0)
     line << "/" << (estimated_ ? "~" : "") << work_total_ << " ("

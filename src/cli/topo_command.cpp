@@ -30,7 +30,7 @@ nlohmann::json show_json(const topo::Topology& t, const topo::TopologyMetrics& m
                        {"bandwidth_bps", c.bandwidth.bps()},
                        {"bandwidth", format_bandwidth(c.bandwidth)},
                        {"latency_ps", c.latency.picoseconds()},
-                       {"latency", pdes::format_duration(c.latency)},
+                       {"latency", format_duration(c.latency)},
                        {"count", c.count}});
   nlohmann::json j = {
       {"file", file},
@@ -81,7 +81,7 @@ void run_show(const ShowOptions& o) {
   std::cout << "links             " << m.links << "\n";
   for (const topo::LinkClass& c : m.link_classes)
     std::cout << "                  " << c.count << " x " << topo::to_string(c.medium) << " "
-              << format_bandwidth(c.bandwidth) << ", " << pdes::format_duration(c.latency) << "\n";
+              << format_bandwidth(c.bandwidth) << ", " << format_duration(c.latency) << "\n";
   if (t.torus()) {
     std::cout << "torus             ";
     for (std::size_t k = 0; k < t.torus()->dims.size(); ++k) std::cout << (k ? " x " : "") << t.torus()->dims[k];

@@ -107,12 +107,12 @@ Bandwidth read_bandwidth(const Reader& r, const Field& f) {
   return *bw;
 }
 
-pdes::SimTime read_duration(const Reader& r, const Field& f) {
+SimTime read_duration(const Reader& r, const Field& f) {
   const std::string s = scalar(r, f, "a duration such as 500ns");
   if (s.find_first_not_of(' ') != std::string::npos && s[s.find_first_not_of(' ')] == '-')
     r.fail(f.value, "key '" + f.key + "': a latency cannot be negative, found '" + s + "'");
   std::string error;
-  const auto t = pdes::parse_duration(s, &error);
+  const auto t = parse_duration(s, &error);
   if (!t) r.fail(f.value, "key '" + f.key + "': expected a duration with its unit: " + error);
   return *t;
 }

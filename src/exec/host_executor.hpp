@@ -122,7 +122,7 @@ class HostExecutor final : public net::HostApp {
     return h;
   }
   void set_timer(net::Host& host, std::int64_t delay_ps, const HostTimer& t) {
-    host.set_timer(pdes::SimTime::ps(delay_ps), timers_.add(t));
+    host.set_timer(SimTime::ps(delay_ps), timers_.add(t));
   }
   void send_data(net::Host& host, std::uint32_t slot, goal::LocalOp op, std::uint32_t dst_host, net::FlowId request);
   void scale_up_timer(net::Host& host, const HostTimer& t);

@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "collsim/common/units.hpp"
-#include "collsim/pdes/sim_time.hpp"
+#include "collsim/common/sim_time.hpp"
 
 namespace collsim::exec {
 namespace {
@@ -54,7 +54,7 @@ constexpr LogGOPSParamInfo kExtensions[] = {
 namespace {
 
 // A time (or a time per byte, or a bandwidth for one) in whole picoseconds, read by
-// pdes::parse_duration; a number written without a unit is in `plain_unit`. Throws
+// parse_duration; a number written without a unit is in `plain_unit`. Throws
 // std::string, the reason, when it is not.
 std::uint64_t picoseconds(std::string_view value, std::string_view plain_unit, bool per_byte) {
   if (per_byte) {
@@ -72,7 +72,7 @@ std::uint64_t picoseconds(std::string_view value, std::string_view plain_unit, b
   std::string text(value);
   if (!text.empty() && text.back() >= '0' && text.back() <= '9') text += plain_unit;
   std::string error;
-  const std::optional<pdes::SimTime> t = pdes::parse_duration(text, &error);
+  const std::optional<SimTime> t = parse_duration(text, &error);
   if (!t) throw error;
   return static_cast<std::uint64_t>(t->picoseconds());
 }

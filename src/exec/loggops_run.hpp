@@ -311,7 +311,7 @@ class Run {
   static constexpr std::uint64_t kReportEvery = 1u << 16;
   pdes::RunProgress progress(std::uint64_t time_ns, std::chrono::steady_clock::time_point started) const {
     pdes::RunProgress p;
-    p.sim_time = pdes::SimTime::ns(static_cast<std::int64_t>(time_ns));
+    p.sim_time = SimTime::ns(static_cast<std::int64_t>(time_ns));
     p.events = result_.events;
     p.work_done = store_.completed();
     p.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -11,7 +11,7 @@ class LineRate final : public CongestionControl {
  public:
   LineRate(const FabricParams& params, Bandwidth line) : params_(params), line_gbps_(static_cast<double>(line.bps()) / 1e9) {}
   std::uint64_t window_bytes() const override { return params_.window_bytes ? params_.window_bytes : UINT64_MAX; }
-  pdes::SimTime gap(std::uint32_t) const override { return pdes::SimTime::zero(); }
+  SimTime gap(std::uint32_t) const override { return SimTime::zero(); }
   double rate_gbps() const override { return line_gbps_; }
 
  private:
@@ -22,7 +22,7 @@ class LineRate final : public CongestionControl {
 }  // namespace
 
 std::unique_ptr<CongestionControl> make_congestion_control(const FabricParams& params, Bandwidth line_rate,
-                                                           pdes::SimTime start) {
+                                                           SimTime start) {
   switch (params.cc) {
     case CongestionControlKind::Dcqcn: return std::make_unique<Dcqcn>(params, line_rate, start);
     case CongestionControlKind::Swift: return std::make_unique<Swift>(params, line_rate);
@@ -33,23 +33,23 @@ std::unique_ptr<CongestionControl> make_congestion_control(const FabricParams& p
 
 // ---- DCQCN ----
 
-Dcqcn::Dcqcn(const FabricParams& params, Bandwidth line_rate, pdes::SimTime start)
+Dcqcn::Dcqcn(const FabricParams& params, Bandwidth line_rate, SimTime start)
     : params_(params),
       line_gbps_(static_cast<double>(line_rate.bps()) / 1e9),
       rate_(line_gbps_),
       target_(line_gbps_),
-      next_alpha_(pdes::SimTime::infinity()),
-      next_increase_(pdes::SimTime::infinity()) {
+      next_alpha_(SimTime::infinity()),
+      next_increase_(SimTime::infinity()) {
   (void)start;
 }
 
-pdes::SimTime Dcqcn::gap(std::uint32_t wire_bytes) const {
-  if (rate_ >= line_gbps_) return pdes::SimTime::zero();
+SimTime Dcqcn::gap(std::uint32_t wire_bytes) const {
+  if (rate_ >= line_gbps_) return SimTime::zero();
   // bits / (Gbit/s) = ns; in ps, rounded up.
-  return pdes::SimTime::ps(static_cast<std::int64_t>(std::ceil(wire_bytes * 8.0 * 1000.0 / rate_)));
+  return SimTime::ps(static_cast<std::int64_t>(std::ceil(wire_bytes * 8.0 * 1000.0 / rate_)));
 }
 
-void Dcqcn::on_sent(pdes::SimTime, std::uint32_t wire_bytes) {
+void Dcqcn::on_sent(SimTime, std::uint32_t wire_bytes) {
   if (next_increase_.is_infinite()) return;  // at line rate, nothing to recover
   bytes_since_step_ += wire_bytes;
   if (bytes_since_step_ >= params_.dcqcn_byte_counter) {
@@ -59,7 +59,7 @@ void Dcqcn::on_sent(pdes::SimTime, std::uint32_t wire_bytes) {
   }
 }
 
-void Dcqcn::on_cnp(pdes::SimTime now) {
+void Dcqcn::on_cnp(SimTime now) {
   target_ = rate_;
   rate_ = std::max(params_.dcqcn_min_rate_gbps, rate_ * (1 - alpha_ / 2));
   alpha_ = (1 - params_.dcqcn_g) * alpha_ + params_.dcqcn_g;
@@ -71,9 +71,9 @@ void Dcqcn::on_cnp(pdes::SimTime now) {
   next_increase_ = now + params_.dcqcn_rate_increase_interval;
 }
 
-pdes::SimTime Dcqcn::next_timer() const { return std::min(next_alpha_, next_increase_); }
+SimTime Dcqcn::next_timer() const { return std::min(next_alpha_, next_increase_); }
 
-void Dcqcn::on_timer(pdes::SimTime now) {
+void Dcqcn::on_timer(SimTime now) {
   if (now >= next_alpha_) {
     if (!cnp_since_alpha_update_) alpha_ = (1 - params_.dcqcn_g) * alpha_;
     cnp_since_alpha_update_ = false;
@@ -82,8 +82,8 @@ void Dcqcn::on_timer(pdes::SimTime now) {
   if (now >= next_increase_) {
     ++timer_steps_;
     increase();
-    next_increase_ = rate_ >= line_gbps_ ? pdes::SimTime::infinity() : now + params_.dcqcn_rate_increase_interval;
-    if (next_increase_.is_infinite()) next_alpha_ = pdes::SimTime::infinity();
+    next_increase_ = rate_ >= line_gbps_ ? SimTime::infinity() : now + params_.dcqcn_rate_increase_interval;
+    if (next_increase_.is_infinite()) next_alpha_ = SimTime::infinity();
   }
 }
 
@@ -109,7 +109,7 @@ Swift::Swift(const FabricParams& params, Bandwidth line_rate)
   window_ = std::max(min_window_, line_rate.bytes_per_second() * params.swift_target_delay.seconds());
 }
 
-void Swift::on_ack(pdes::SimTime now, pdes::SimTime rtt, bool, std::uint64_t newly_acked) {
+void Swift::on_ack(SimTime now, SimTime rtt, bool, std::uint64_t newly_acked) {
   if (newly_acked == 0) return;
   const double target = static_cast<double>(params_.swift_target_delay.picoseconds());
   const double delay = static_cast<double>(rtt.picoseconds());
@@ -123,7 +123,7 @@ void Swift::on_ack(pdes::SimTime now, pdes::SimTime rtt, bool, std::uint64_t new
   }
 }
 
-void Swift::on_timeout(pdes::SimTime now) {
+void Swift::on_timeout(SimTime now) {
   window_ = min_window_;
   last_decrease_ = now;
 }

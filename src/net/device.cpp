@@ -19,7 +19,7 @@ Device::Device(const FabricContext& ctx, topo::NodeId node) : ctx_(ctx), node_(n
     w.peer_port = ports[i].peer_port;
     w.peer_is_host = peer.kind == topo::NodeKind::Host;
     w.bandwidth = link.bandwidth;
-    w.latency = link.latency + (w.peer_is_host ? pdes::SimTime::zero() : peer.params.latency);
+    w.latency = link.latency + (w.peer_is_host ? SimTime::zero() : peer.params.latency);
     ports_[i].connect(w);
   }
   wires_.resize(ports_.size());
@@ -28,7 +28,7 @@ Device::Device(const FabricContext& ctx, topo::NodeId node) : ctx_(ctx), node_(n
 namespace {
 template <auto Handler, typename IsLocal>
 void send_on(std::unique_ptr<pdes::ChannelBase>& wire, pdes::LogicalProcess& from, IsLocal&& is_local,
-             pdes::LpId peer, pdes::SimTime delay, const Packet& p) {
+             pdes::LpId peer, SimTime delay, const Packet& p) {
   if (!wire) {
     auto channel = std::make_unique<pdes::Channel<Handler>>();
     channel->connect(peer, is_local(peer));
@@ -38,10 +38,10 @@ void send_on(std::unique_ptr<pdes::ChannelBase>& wire, pdes::LogicalProcess& fro
 }
 }  // namespace
 
-void Device::put_on_wire(std::uint16_t port, Packet p, pdes::SimTime start) {
+void Device::put_on_wire(std::uint16_t port, Packet p, SimTime start) {
   OutputPort& o = ports_[port];
   const OutputPort::Wire& w = o.wire();
-  pdes::SimTime delay;
+  SimTime delay;
   if (p.bytes > ctx_.params.mtu_bytes) {
     delay = put_train_on_wire(o, p, start) - now() + w.latency;
   } else {
@@ -57,16 +57,16 @@ void Device::put_on_wire(std::uint16_t port, Packet p, pdes::SimTime start) {
   }
 }
 
-pdes::SimTime Device::put_train_on_wire(OutputPort& o, const Packet& p, pdes::SimTime start) {
+SimTime Device::put_train_on_wire(OutputPort& o, const Packet& p, SimTime start) {
   const std::uint32_t packets = p.bytes / ctx_.params.mtu_bytes;
   const std::uint32_t packet_wire = p.wire_bytes / packets;
-  pdes::SimTime packet_time = pdes::SimTime::ps(o.wire().bandwidth.serialization_ps(packet_wire));
+  SimTime packet_time = SimTime::ps(o.wire().bandwidth.serialization_ps(packet_wire));
   // A train that came over a slower link leaves no faster than its packets arrive.
   if (p.hops > 0) {
-    const auto in = pdes::SimTime::ps(ports_[p.in_port].wire().bandwidth.serialization_ps(packet_wire));
+    const auto in = SimTime::ps(ports_[p.in_port].wire().bandwidth.serialization_ps(packet_wire));
     packet_time = std::max(packet_time, in);
   }
-  const pdes::SimTime last_bit = o.transmit_train(start, packet_wire, packets, packet_time);
+  const SimTime last_bit = o.transmit_train(start, packet_wire, packets, packet_time);
   // A switch forwards each packet of the train once that packet is in (cut-through between
   // packets, store-and-forward within one): the train is there for it when its first packet
   // is. A host has the train's bytes when its last packet is.
@@ -76,7 +76,7 @@ pdes::SimTime Device::put_train_on_wire(OutputPort& o, const Packet& p, pdes::Si
 void Device::put_into_train(std::uint16_t port, Packet p) {
   OutputPort& o = ports_[port];
   const OutputPort::Wire& w = o.wire();
-  const pdes::SimTime delay = o.insert_into_train(now(), p.wire_bytes) - now() + w.latency;
+  const SimTime delay = o.insert_into_train(now(), p.wire_bytes) - now() + w.latency;
   p.in_port = w.peer_port;
   ++p.hops;
   // Not through the wire's channel: it overtakes the train's tail, which a host receives at
@@ -93,10 +93,10 @@ void Device::send_pfc(std::uint16_t port, std::uint8_t priority, bool pause) {
   p.wire_bytes = static_cast<std::uint16_t>(ctx_.params.ack_bytes);
   p.in_port = w.peer_port;
   p.sent = now();
-  deliver_to_peer(w, pdes::SimTime::ps(w.bandwidth.serialization_ps(p.wire_bytes)) + w.latency, p);
+  deliver_to_peer(w, SimTime::ps(w.bandwidth.serialization_ps(p.wire_bytes)) + w.latency, p);
 }
 
-void Device::deliver_to_peer(const OutputPort::Wire& w, pdes::SimTime delay, const Packet& p) {
+void Device::deliver_to_peer(const OutputPort::Wire& w, SimTime delay, const Packet& p) {
   if (w.peer_is_host) {
     schedule<&Host::on_packet>(w.peer, delay, p);
   } else {

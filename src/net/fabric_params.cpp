@@ -35,15 +35,15 @@ Descriptor bytes(const char* name, T FabricParams::*member, const char* help) {
           [=](const FabricParams& p) { return format_byte_size(p.*member); }};
 }
 
-Descriptor time(const char* name, pdes::SimTime FabricParams::*member, const char* help) {
+Descriptor time(const char* name, SimTime FabricParams::*member, const char* help) {
   return {{name, "time", help},
           [=](FabricParams& p, const std::string& v) {
             std::string error;
-            const auto t = pdes::parse_duration(v, &error);
-            if (!t || *t < pdes::SimTime::zero()) bad(name, v, "a duration such as 50us (" + error + ")");
+            const auto t = parse_duration(v, &error);
+            if (!t || *t < SimTime::zero()) bad(name, v, "a duration such as 50us (" + error + ")");
             p.*member = *t;
           },
-          [=](const FabricParams& p) { return pdes::format_duration(p.*member); }};
+          [=](const FabricParams& p) { return format_duration(p.*member); }};
 }
 
 template <typename T>
@@ -199,15 +199,15 @@ void validate(const FabricParams& p) {
   }
   // Below a microsecond a timeout fires before any ACK can come back, and the sender resends
   // for ever (rto=1ns never ended).
-  if (!p.lossless && p.rto < pdes::SimTime::us(1)) fail("lossy mode needs an rto of at least 1us");
+  if (!p.lossless && p.rto < SimTime::us(1)) fail("lossy mode needs an rto of at least 1us");
   if (p.dcqcn_min_rate_gbps <= 0) fail("dcqcn_min_rate_gbps must be positive");
   // A timer of 0 would fire again at the same instant for ever.
-  if (p.dcqcn_alpha_interval <= pdes::SimTime::zero()) fail("dcqcn_alpha_interval must be positive");
-  if (p.dcqcn_rate_increase_interval <= pdes::SimTime::zero()) fail("dcqcn_rate_increase_interval must be positive");
+  if (p.dcqcn_alpha_interval <= SimTime::zero()) fail("dcqcn_alpha_interval must be positive");
+  if (p.dcqcn_rate_increase_interval <= SimTime::zero()) fail("dcqcn_rate_increase_interval must be positive");
   if (p.dcqcn_byte_counter == 0) fail("dcqcn_byte_counter must be positive");
   if (!(p.dcqcn_g > 0 && p.dcqcn_g <= 1)) fail("dcqcn_g must be within (0, 1]");
   if (!(p.dcqcn_additive_gbps >= 0 && p.dcqcn_hyper_gbps >= 0)) fail("dcqcn_additive_gbps and dcqcn_hyper_gbps must not be negative");
-  if (p.swift_target_delay <= pdes::SimTime::zero()) fail("swift_target_delay must be positive");
+  if (p.swift_target_delay <= SimTime::zero()) fail("swift_target_delay must be positive");
   if (!(p.swift_additive_packets > 0)) fail("swift_additive_packets must be positive");
   if (!(p.swift_beta > 0 && p.swift_beta <= 1)) fail("swift_beta must be within (0, 1]");
   if (!(p.swift_max_decrease > 0 && p.swift_max_decrease < 1)) fail("swift_max_decrease must be within (0, 1)");

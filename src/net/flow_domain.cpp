@@ -15,10 +15,10 @@ std::uint64_t message_key(HostIndex src, FlowId id) { return (std::uint64_t{src}
 
 // The wire latency of the direction of `link` leaving `from`: propagation, plus the latency of
 // the switch it leads into (as OutputPort::Wire has it).
-pdes::SimTime wire_latency(const topo::Topology& t, topo::LinkId link, topo::NodeId from) {
+SimTime wire_latency(const topo::Topology& t, topo::LinkId link, topo::NodeId from) {
   const topo::Link& l = t.link(link);
   const topo::Node& peer = t.node(l.a == from ? l.b : l.a);
-  return l.latency + (peer.kind == topo::NodeKind::Host ? pdes::SimTime::zero() : peer.params.latency);
+  return l.latency + (peer.kind == topo::NodeKind::Host ? SimTime::zero() : peer.params.latency);
 }
 
 std::vector<double> capacities(const FabricContext& ctx, std::uint32_t domain) {
@@ -40,7 +40,7 @@ FlowDomain::FlowDomain(const FabricContext& ctx, std::uint32_t domain)
     if (ctx.domains->domain_of_link[l] == domain)
       for (std::uint64_t slot : {2ull * l, 2ull * l + 1}) {
         index_of_slot_.emplace(slot, static_cast<std::uint32_t>(directions_.size()));
-        directions_.push_back({slot, 0, pdes::SimTime::zero(), pdes::SimTime::zero(), ctx.topology.link(l).bandwidth});
+        directions_.push_back({slot, 0, SimTime::zero(), SimTime::zero(), ctx.topology.link(l).bandwidth});
       }
 }
 
@@ -172,7 +172,7 @@ void FlowDomain::on_start(const FluidStart& s) {
   // Messages that start together (a collective's) are rated together, once.
   if (!settle_pending_) {
     settle_pending_ = true;
-    schedule<&FlowDomain::on_settle>(id(), pdes::SimTime::zero());
+    schedule<&FlowDomain::on_settle>(id(), SimTime::zero());
   }
 }
 
@@ -203,7 +203,7 @@ void FlowDomain::rerate() {
     m.since = now();
     m.rate = rates_.rate(f);
     const double left_ps = m.left * train_ps(m, m.rate);
-    m.done_at = now() + pdes::SimTime::ps(static_cast<std::int64_t>(std::ceil(left_ps)));
+    m.done_at = now() + SimTime::ps(static_cast<std::int64_t>(std::ceil(left_ps)));
     ++m.version;
     ++stats_.rate_changes;
     due_.emplace(m.done_at.picoseconds(), m.src, m.id, of_fluid_[f], m.version);
@@ -217,14 +217,14 @@ void FlowDomain::arm() {
     due_.pop();  // stale
   }
   if (due_.empty()) return;
-  const pdes::SimTime at = pdes::SimTime::ps(std::get<0>(due_.top()));
+  const SimTime at = SimTime::ps(std::get<0>(due_.top()));
   if (at >= wakeup_ && wakeup_ >= now()) return;  // an earlier wakeup is coming
   wakeup_ = at;
   schedule<&FlowDomain::on_wakeup>(id(), at - now());
 }
 
 void FlowDomain::on_wakeup() {
-  if (wakeup_ == now()) wakeup_ = pdes::SimTime::infinity();
+  if (wakeup_ == now()) wakeup_ = SimTime::infinity();
   ending_.clear();
   while (!due_.empty()) {
     const auto [at, src, id, r, version] = due_.top();
@@ -279,14 +279,14 @@ void FlowDomain::end(Ref r) {
   for (std::uint32_t link : m.path) directions_[link].bytes += wire;
   ++stats_.messages;
   LinkDirection& ack = directions_[m.ack_link];
-  const pdes::SimTime acked_at = now() + pdes::SimTime::ps(m.deliver_after_ps);
+  const SimTime acked_at = now() + SimTime::ps(m.deliver_after_ps);
   ack.ack_from = std::max(ack.ack_until, acked_at);
-  ack.ack_until = ack.ack_from + pdes::SimTime::ps(ack.bandwidth.serialization_ps(ctx_.params.ack_bytes));
+  ack.ack_until = ack.ack_from + SimTime::ps(ack.bandwidth.serialization_ps(ctx_.params.ack_bytes));
   const topo::Topology& t = ctx_.topology;
-  schedule<&Host::on_fluid_delivered>(t.host(m.dst), pdes::SimTime::ps(m.deliver_after_ps),
-                                      FluidDelivered{m.started + pdes::SimTime::ps(m.first_after_ps), m.bytes, m.header,
+  schedule<&Host::on_fluid_delivered>(t.host(m.dst), SimTime::ps(m.deliver_after_ps),
+                                      FluidDelivered{m.started + SimTime::ps(m.first_after_ps), m.bytes, m.header,
                                                      m.src, m.id});
-  schedule<&Host::on_fluid_acked>(t.host(m.src), pdes::SimTime::ps(m.ack_after_ps), FluidAcked{m.id});
+  schedule<&Host::on_fluid_acked>(t.host(m.src), SimTime::ps(m.ack_after_ps), FluidAcked{m.id});
   crossing_.erase(message_key(m.src, m.id));
   const Ref next = m.behind;
   m.path.clear();

@@ -32,24 +32,24 @@ std::vector<FlowSpec> make_flow_pattern(FlowPattern pattern, std::uint32_t hosts
       std::vector<HostIndex> to(hosts);
       std::iota(to.begin(), to.end(), 0u);
       for (std::uint32_t i = hosts - 1; i > 0; --i) std::swap(to[i], to[random.below(i)]);
-      for (HostIndex h = 0; h < hosts; ++h) flows.push_back({h, to[h], bytes, pdes::SimTime::zero()});
+      for (HostIndex h = 0; h < hosts; ++h) flows.push_back({h, to[h], bytes, SimTime::zero()});
       break;
     }
     case FlowPattern::Incast:
       if (fan_in < 1 || fan_in >= hosts)
         throw std::invalid_argument("incast fan-in must be 1.." + std::to_string(hosts - 1));
-      for (HostIndex h = 1; h <= fan_in; ++h) flows.push_back({h, 0, bytes, pdes::SimTime::zero()});
+      for (HostIndex h = 1; h <= fan_in; ++h) flows.push_back({h, 0, bytes, SimTime::zero()});
       break;
     case FlowPattern::AllToAll:
       for (HostIndex s = 0; s < hosts; ++s)
         for (HostIndex d = 0; d < hosts; ++d)
-          if (s != d) flows.push_back({s, d, bytes, pdes::SimTime::zero()});
+          if (s != d) flows.push_back({s, d, bytes, SimTime::zero()});
       break;
     case FlowPattern::Random:
       for (HostIndex h = 0; h < hosts; ++h) {
         auto d = static_cast<HostIndex>(random.below(hosts - 1));
         if (d >= h) ++d;
-        flows.push_back({h, d, bytes, pdes::SimTime::zero()});
+        flows.push_back({h, d, bytes, SimTime::zero()});
       }
       break;
   }
@@ -102,7 +102,7 @@ std::vector<FlowSpec> parse_flow_csv(const std::string& text, const std::string&
     const auto bytes = parse_byte_size(fields[2].first, &error);
     if (!bytes) fail(fields[2].second, error);
     spec.bytes = *bytes;
-    const auto start = pdes::parse_duration(fields[3].first, &error);
+    const auto start = parse_duration(fields[3].first, &error);
     if (!start) fail(fields[3].second, error);
     spec.start = *start;
     flows.push_back(spec);
@@ -198,9 +198,9 @@ FlowRun run_flows(const topo::Topology& topology, const FabricParams& params, pd
     for (const Record& r : all) {
       FlowOutcome& o = run.flows[r.flow];
       if (r.kind == 0) {
-        o.delivered = pdes::SimTime::ps(r.time_ps);
+        o.delivered = SimTime::ps(r.time_ps);
       } else {
-        o.acked = pdes::SimTime::ps(r.time_ps);
+        o.acked = SimTime::ps(r.time_ps);
         o.retransmits = r.retransmits;
       }
     }

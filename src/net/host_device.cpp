@@ -121,7 +121,7 @@ void Host::on_fluid_delivered(const FluidDelivered& d) {
   if (app_) app_->on_delivered(*this, end);
 }
 
-void Host::set_timer(pdes::SimTime delay, std::uint64_t timer) { schedule<&Host::on_app_timer>(id(), delay, AppTimer{timer}); }
+void Host::set_timer(SimTime delay, std::uint64_t timer) { schedule<&Host::on_app_timer>(id(), delay, AppTimer{timer}); }
 
 void Host::on_app_timer(const AppTimer& t) { app_->on_timer(*this, t.timer); }
 
@@ -148,7 +148,7 @@ std::uint64_t Host::in_flight_bytes(const Sender& f) const {
   return sent > acked ? sent - acked : 0;
 }
 
-void Host::wake_at(std::uint16_t port, pdes::SimTime when) {
+void Host::wake_at(std::uint16_t port, SimTime when) {
   NicQueues& q = nic_[port];
   if (when >= q.wakeup_at && q.wakeup_at > now()) return;  // an earlier wakeup is coming
   q.wakeup_at = when;
@@ -156,7 +156,7 @@ void Host::wake_at(std::uint16_t port, pdes::SimTime when) {
 }
 
 void Host::on_port_free(const PortWakeup& w) {
-  if (nic_[w.port].wakeup_at == now()) nic_[w.port].wakeup_at = pdes::SimTime::infinity();
+  if (nic_[w.port].wakeup_at == now()) nic_[w.port].wakeup_at = SimTime::infinity();
   try_transmit(w.port);
 }
 
@@ -178,7 +178,7 @@ void Host::try_transmit(std::uint16_t port) {
     if (!q.control.empty() || !q.active.empty()) wake_at(port, o.busy_until());
     return;
   }
-  pdes::SimTime earliest = pdes::SimTime::infinity();
+  SimTime earliest = SimTime::infinity();
   const std::size_t n = q.active.size();
   // Flows take turns, packet by packet. A flow that sent a train of k packets passes on its
   // next k - 1 turns, so that flows sharing the port keep pace as they would packet by packet
@@ -545,14 +545,14 @@ void Host::arm_rto(std::uint32_t flow) {
   Sender& f = *sender(flow);
   if (f.rto_pending || f.done) return;
   f.rto_pending = true;
-  const pdes::SimTime due = std::max(now(), f.last_progress + ctx_.params.rto);
+  const SimTime due = std::max(now(), f.last_progress + ctx_.params.rto);
   schedule<&Host::on_flow_timer>(id(), due - now(), FlowTimer{flow, f.rto_generation, kRtoTimer});
 }
 
 void Host::arm_cc_timer(std::uint32_t flow) {
   Sender& f = *sender(flow);
   if (f.done) return;
-  const pdes::SimTime due = f.cc->next_timer();
+  const SimTime due = f.cc->next_timer();
   if (due == f.cc_timer_at) return;
   f.cc_timer_at = due;
   ++f.cc_generation;
@@ -566,7 +566,7 @@ void Host::on_flow_timer(const FlowTimer& t) {
   Sender& f = *found;
   if (t.kind == kCcTimer) {
     if (t.generation != f.cc_generation) return;
-    f.cc_timer_at = pdes::SimTime::infinity();
+    f.cc_timer_at = SimTime::infinity();
     update_cc(f, [&] { f.cc->on_timer(now()); });
     arm_cc_timer(t.flow);
     try_transmit(f.port);

@@ -5,9 +5,9 @@
 
 namespace collsim::net {
 
-LinkSampler::LinkSampler(const topo::Topology& topology, pdes::SimTime interval, std::size_t max_samples)
+LinkSampler::LinkSampler(const topo::Topology& topology, SimTime interval, std::size_t max_samples)
     : topology_(topology), interval_(interval), max_samples_(max_samples) {
-  if (interval <= pdes::SimTime::zero()) throw std::invalid_argument("the link sampling interval must be positive");
+  if (interval <= SimTime::zero()) throw std::invalid_argument("the link sampling interval must be positive");
   if (max_samples < 2 || max_samples % 2 != 0)
     throw std::invalid_argument("the number of link samples kept must be even and at least 2, not " +
                                 std::to_string(max_samples));
@@ -22,7 +22,7 @@ void LinkSampler::add(const Device& device) {
   }
 }
 
-pdes::SimTime LinkSampler::sample(pdes::SimTime at) {
+SimTime LinkSampler::sample(SimTime at) {
   times_.push_back(at.picoseconds());
   for (std::size_t i = 0; i < ports_.size(); ++i) {
     const OutputPort& port = *ports_[i];

@@ -13,7 +13,7 @@ Switch::Switch(const FabricContext& ctx, topo::NodeId node)
   per_port_buffer_ = ports_.empty() ? 0 : params_.buffer_bytes / ports_.size();
   arbitration_lead_.reserve(ports_.size());
   for (const OutputPort& o : ports_)
-    arbitration_lead_.push_back(pdes::SimTime::ps(o.wire().bandwidth.serialization_ps(ctx.params.arbitration_lead_bytes)));
+    arbitration_lead_.push_back(SimTime::ps(o.wire().bandwidth.serialization_ps(ctx.params.arbitration_lead_bytes)));
 }
 
 void Switch::on_packet(const Packet& arriving) {
@@ -64,7 +64,7 @@ void Switch::on_port_free(const PortWakeup& w) {
 
 void Switch::try_transmit(std::uint16_t port) {
   OutputPort& o = ports_[port];
-  pdes::SimTime start = now();
+  SimTime start = now();
   if (!o.idle(start)) {
     // A control frame at the head of its class goes between two packets of a train.
     while (o.has_sendable() && o.mid_train(start) && o.front().kind != PacketKind::Data)

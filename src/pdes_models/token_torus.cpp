@@ -12,7 +12,6 @@ namespace collsim::pdes_models {
 namespace {
 
 using pdes::LpId;
-using pdes::SimTime;
 
 struct Token {
   std::uint64_t id;

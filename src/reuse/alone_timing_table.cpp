@@ -22,8 +22,8 @@ AloneTimingTable::AloneTimingTable(const exec::NetworkSetup& setup) : setup_(set
   setup_.placement = &placement_;
   // Alone: no progress, samples, end or load balance of the run it stands in for.
   setup_.options.monitor = nullptr;
-  setup_.options.end_time = pdes::SimTime::infinity();
-  setup_.options.sample_interval = pdes::SimTime::infinity();
+  setup_.options.end_time = SimTime::infinity();
+  setup_.options.sample_interval = SimTime::infinity();
   setup_.options.busy_hosts.clear();
 }
 

@@ -95,7 +95,7 @@ std::int64_t simulate(const Request& q, std::uint32_t ack_every = 1u << 30) {
   const std::uint32_t hosts = plan.num_ranks;
   topo::SwitchParams sw;
   sw.buffer_bytes = std::uint64_t{1} << 40;
-  const topo::Topology star = net::testing::star(hosts, Bandwidth::gbps(100), pdes::SimTime::ns(1000), sw);
+  const topo::Topology star = net::testing::star(hosts, Bandwidth::gbps(100), SimTime::ns(1000), sw);
   PacketHostParams host;
   host.eager_limit_bytes = std::uint64_t{1} << 40;  // no rendezvous round trips
   auto transport = pdes::make_local_transport();

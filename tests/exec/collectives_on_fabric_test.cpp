@@ -16,7 +16,7 @@ namespace {
 
 // The hosts on one switch, 100 Gb/s links of 1 us.
 topo::Topology big_switch(std::uint32_t hosts) {
-  return net::testing::star(hosts, Bandwidth::gbps(100), pdes::SimTime::ns(1000));
+  return net::testing::star(hosts, Bandwidth::gbps(100), SimTime::ns(1000));
 }
 
 RunResult run(const coll::Plan& plan, std::uint64_t eager_limit) {

@@ -21,7 +21,7 @@ constexpr std::int64_t kLinkPs = 1'000'000;
 
 // The hosts on one switch, 100 Gb/s links of 1 us.
 topo::Topology star(std::uint32_t hosts) {
-  return net::testing::star(hosts, Bandwidth::gbps(100), pdes::SimTime::ns(1000));
+  return net::testing::star(hosts, Bandwidth::gbps(100), SimTime::ns(1000));
 }
 
 // Wire bytes of a flow of `bytes`: 4096-byte packets plus 64 bytes of header each.
@@ -193,8 +193,8 @@ TEST(FabricExecutor, APfcDeadlockIsNamedWithTheRunThatStalledOnIt) {
   for (std::uint32_t i = 0; i < 5; ++i) t.add_node("h" + std::to_string(i), topo::NodeKind::Host);
   std::vector<topo::NodeId> sw;
   for (std::uint32_t i = 0; i < 5; ++i) sw.push_back(t.add_node("s" + std::to_string(i), topo::NodeKind::Switch));
-  for (std::uint32_t i = 0; i < 5; ++i) t.add_link(t.host(i), sw[i], Bandwidth::gbps(100), pdes::SimTime::ns(500));
-  for (std::uint32_t i = 0; i < 5; ++i) t.add_link(sw[i], sw[(i + 1) % 5], Bandwidth::gbps(100), pdes::SimTime::ns(500));
+  for (std::uint32_t i = 0; i < 5; ++i) t.add_link(t.host(i), sw[i], Bandwidth::gbps(100), SimTime::ns(500));
+  for (std::uint32_t i = 0; i < 5; ++i) t.add_link(sw[i], sw[(i + 1) % 5], Bandwidth::gbps(100), SimTime::ns(500));
   goal::ScheduleBuilder b(5);
   for (goal::RankId r = 0; r < 5; ++r) {
     b.begin_rank(r);
@@ -262,7 +262,7 @@ TEST(FabricExecutor, ANicChoiceNeverSendsAMessageOffItsPath) {
   p.servers = 2;
   p.gpus_per_server = 2;
   p.spines = 1;
-  const topo::LinkSpec link{Bandwidth::gbps(100), pdes::SimTime::ns(1000)};
+  const topo::LinkSpec link{Bandwidth::gbps(100), SimTime::ns(1000)};
   p.nvlink = p.nic = p.fabric_link = link;
   const topo::Topology t = topo::make_rail(p);
   for (std::uint8_t nic : {0, 1}) {

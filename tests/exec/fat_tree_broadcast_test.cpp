@@ -38,7 +38,7 @@ constexpr std::int64_t a = 64 * kPsPerByte;
 RunResult broadcast_on_fat_tree(std::uint64_t bytes) {
   topo::FatTreeParams ft;
   ft.k = 4;
-  ft.link = {Bandwidth::gbps(100), pdes::SimTime::us(1)};
+  ft.link = {Bandwidth::gbps(100), SimTime::us(1)};
   const topo::Topology t = topo::make_fat_tree(ft);
   coll::CollectiveSpec spec;
   spec.collective = coll::Collective::Broadcast;

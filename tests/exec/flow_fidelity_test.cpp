@@ -41,7 +41,7 @@ TEST(FlowFidelity, OneRendezvousMessageArrivesWhenItsPacketsWould) {
   //   data's last byte (the receive ends)  + 256 x 4,160 x 80 + 2 us + 4,160 x 80 = 91,580,800
   //   its ACK back (the send ends)         + 2 x (5,120 + 1 us)           = 93,591,040
   const goal::Schedule s = testing::one_message(1 << 20);
-  const topo::Topology star = net::testing::star(2, Bandwidth::gbps(100), pdes::SimTime::ns(1000));
+  const topo::Topology star = net::testing::star(2, Bandwidth::gbps(100), SimTime::ns(1000));
   for (LinkModel model : {LinkModel::Packet, LinkModel::Flow}) {
     const SimulationRun r = run(star, s, net::uniform_fidelity(model));
     ASSERT_TRUE(r.result.complete);

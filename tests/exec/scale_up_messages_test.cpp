@@ -32,7 +32,7 @@ ScaleUpMessages whole_star_is_one_server(std::uint32_t hosts) {
 
 SimulationRun run(const goal::Schedule& s, bool messages) {
   auto transport = pdes::make_local_transport();
-  const topo::Topology t = net::testing::star(s.num_ranks(), Bandwidth::gbps(100), pdes::SimTime::ns(1000));
+  const topo::Topology t = net::testing::star(s.num_ranks(), Bandwidth::gbps(100), SimTime::ns(1000));
   PacketHostParams host;
   if (messages) host.scale_up = whole_star_is_one_server(s.num_ranks());
   FabricRunOptions options;

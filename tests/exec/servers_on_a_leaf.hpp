@@ -22,9 +22,9 @@ inline topo::Topology servers_on_a_leaf(std::uint32_t servers, std::uint32_t gpu
   for (std::uint32_t s = 0; s < servers; ++s) {
     const topo::NodeId nvs = t.add_node("nvs" + std::to_string(s), topo::NodeKind::NvSwitch);
     for (std::uint32_t g = 0; g < gpus; ++g)
-      t.add_link(hosts[s * gpus + g], nvs, Bandwidth::gbps(2400), pdes::SimTime::ns(100), topo::LinkMedium::NvLink);
+      t.add_link(hosts[s * gpus + g], nvs, Bandwidth::gbps(2400), SimTime::ns(100), topo::LinkMedium::NvLink);
   }
-  for (topo::NodeId h : hosts) t.add_link(h, leaf, Bandwidth::gbps(200), pdes::SimTime::ns(500));
+  for (topo::NodeId h : hosts) t.add_link(h, leaf, Bandwidth::gbps(200), SimTime::ns(500));
   return t;
 }
 

@@ -21,7 +21,7 @@ using testing::PiecesOf;
 constexpr std::int64_t kPsPerByte = 80;
 constexpr std::int64_t kLinkPs = 1'000'000;
 topo::Topology star(std::uint32_t hosts) {
-  return net::testing::star(hosts, Bandwidth::gbps(100), pdes::SimTime::ns(1000));
+  return net::testing::star(hosts, Bandwidth::gbps(100), SimTime::ns(1000));
 }
 
 SimulationRun whole(const goal::Schedule& s, const Placement& placement, const PacketHostParams& host = {}) {

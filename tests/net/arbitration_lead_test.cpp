@@ -29,7 +29,7 @@ FlowRun shifted_stream(std::uint32_t lead_bytes) {
   // Packet k of h0 is at the switch after the latency and k + 1 serialisations, and on the
   // switch's wire from then for one more. h1's packet must arrive at 11.5 of them + latency.
   const std::int64_t tiny_start = 11 * kFull + kFull / 2 - kTiny;
-  return testing::run(t, p, {{0, 2, 1'000'000, pdes::SimTime::zero()}, {1, 2, 0, pdes::SimTime::ps(tiny_start)}});
+  return testing::run(t, p, {{0, 2, 1'000'000, SimTime::zero()}, {1, 2, 0, SimTime::ps(tiny_start)}});
 }
 
 TEST(ArbitrationLead, ChangesNoTimeAndSparesTheTransmitterEventOfEachShiftedPacket) {

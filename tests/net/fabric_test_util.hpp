@@ -11,10 +11,10 @@
 namespace collsim::net::testing {
 
 inline Bandwidth gbps(std::int64_t g) { return Bandwidth::gbps(g); }
-inline pdes::SimTime ns(std::int64_t v) { return pdes::SimTime::ns(v); }
+inline SimTime ns(std::int64_t v) { return SimTime::ns(v); }
 
 // h0 - s0 - s1 - ... - h1 with the given link latencies (hops = latencies.size()).
-inline topo::Topology chain(const std::vector<pdes::SimTime>& latencies, Bandwidth bw) {
+inline topo::Topology chain(const std::vector<SimTime>& latencies, Bandwidth bw) {
   topo::Topology t;
   const topo::NodeId h0 = t.add_node("h0", topo::NodeKind::Host);
   const topo::NodeId h1 = t.add_node("h1", topo::NodeKind::Host);
@@ -29,7 +29,7 @@ inline topo::Topology chain(const std::vector<pdes::SimTime>& latencies, Bandwid
 }
 
 // `hosts` hosts on one switch.
-inline topo::Topology star(std::uint32_t hosts, Bandwidth bw, pdes::SimTime latency, topo::SwitchParams sw = {}) {
+inline topo::Topology star(std::uint32_t hosts, Bandwidth bw, SimTime latency, topo::SwitchParams sw = {}) {
   topo::Topology t;
   std::vector<topo::NodeId> h;
   for (std::uint32_t i = 0; i < hosts; ++i) h.push_back(t.add_node("h" + std::to_string(i), topo::NodeKind::Host));
@@ -40,7 +40,7 @@ inline topo::Topology star(std::uint32_t hosts, Bandwidth bw, pdes::SimTime late
 
 // Two-tier leaf-spine: `leaves` x `per_leaf` hosts, every leaf linked to every spine.
 inline topo::Topology leaf_spine(std::uint32_t leaves, std::uint32_t per_leaf, std::uint32_t spines, Bandwidth bw,
-                                 pdes::SimTime latency) {
+                                 SimTime latency) {
   topo::Topology t;
   for (std::uint32_t l = 0; l < leaves; ++l)
     for (std::uint32_t i = 0; i < per_leaf; ++i)

@@ -100,7 +100,7 @@ TEST(FlowModel, ParkingLot) {
   for (std::size_t i = 0; i < lot.size(); ++i) {
     const auto alone = run_as(t, LinkModel::Flow, {lot[i]});
     EXPECT_EQ(shared.flows[i].delivered - alone.flows[0].delivered,
-              pdes::SimTime::ps(train(bytes, share[i]) - train(bytes, narrowest[i])))
+              SimTime::ps(train(bytes, share[i]) - train(bytes, narrowest[i])))
         << "message " << i;
   }
   EXPECT_EQ(train(bytes, 2'000'000'000) - train(bytes, 4'000'000'000), 2'031'360'000);
@@ -122,7 +122,7 @@ TEST(FlowModel, IncastSharesTheReceiversLink) {
   for (const auto& f : fluid.flows) EXPECT_EQ(f.delivered.picoseconds(), expected);
   // As packets under PFC the receiver's link is as busy; the last one ends within 1 %.
   const auto packets = run_as(t, LinkModel::Packet, flows);
-  pdes::SimTime last;
+  SimTime last;
   for (const auto& f : packets.flows) last = std::max(last, f.delivered);
   EXPECT_NEAR(static_cast<double>(last.picoseconds()), static_cast<double>(expected), 0.01 * static_cast<double>(expected));
   EXPECT_EQ(fluid.totals.bytes_delivered, n * bytes);
@@ -162,7 +162,7 @@ TEST(FlowModel, ManyMessagesComingAndGoingNoneEndsSoonerThanAlone) {
     // Mostly small messages, which end soon and leave their records to others, among large
     // ones whose shares keep changing.
     const std::uint64_t bytes = i % 8 == 0 ? 1 + next() % 3'000'000 : 1 + next() % 20'000;
-    flows.push_back({src, dst, bytes, pdes::SimTime::ns(static_cast<std::int64_t>(next() % 50'000))});
+    flows.push_back({src, dst, bytes, SimTime::ns(static_cast<std::int64_t>(next() % 50'000))});
   }
   const auto shared = run_as(t, LinkModel::Flow, flows);
   EXPECT_GT(shared.totals.flow_rate_changes, 2u * flows.size());

@@ -43,7 +43,7 @@ Outcome run(bool lossless, std::uint32_t flows) {
   auto transport = pdes::make_local_transport();
   FabricParams params;
   params.lossless = lossless;
-  const topo::Topology star = testing::star(2, Bandwidth::gbps(100), pdes::SimTime::ns(1000));  // the fabric keeps a reference
+  const topo::Topology star = testing::star(2, Bandwidth::gbps(100), SimTime::ns(1000));  // the fabric keeps a reference
   Fabric fabric(star, params, *transport, FabricOptions{},
                 [&](HostIndex) { return std::make_unique<Sequential>(flows); });
   fabric.run();

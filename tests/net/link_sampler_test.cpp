@@ -15,7 +15,7 @@ using testing::chain;
 using testing::gbps;
 using testing::ns;
 
-FlowRun sampled_run(const topo::Topology& t, const std::vector<FlowSpec>& flows, pdes::SimTime interval,
+FlowRun sampled_run(const topo::Topology& t, const std::vector<FlowSpec>& flows, SimTime interval,
                     std::size_t max_samples) {
   auto transport = pdes::make_local_transport();
   FabricOptions options;
@@ -34,7 +34,7 @@ TEST(LinkSampler, PeriodsHoldTheBitsSentInThemAndAddUpToTheTotal) {
   // h0 - s0 - h1 at 100 Gb/s (80 ps per byte), 1 us per link. 1,000,000 B leave h0 as 244
   // packets of 4160 wire bytes and one of 640, back to back: packet k begins at k x 332.8 ns.
   const topo::Topology t = chain({ns(1000), ns(1000)}, gbps(100));
-  const auto run = sampled_run(t, {{0, 1, 1'000'000, pdes::SimTime::zero()}}, pdes::SimTime::us(10), 1024);
+  const auto run = sampled_run(t, {{0, 1, 1'000'000, SimTime::zero()}}, SimTime::us(10), 1024);
   const LinkSamples& s = run.link_samples;
   const std::size_t width = 4;  // two links, two directions each
   ASSERT_EQ(s.interval_ps, 10'000'000);
@@ -59,7 +59,7 @@ TEST(LinkSampler, DoublesThePeriodInsteadOfGrowingPastItsBound) {
   // at 8 us (4 us), 16 us (8 us), 32 us (16 us), 64 us (32 us); the run ends at 85.6 us, so
   // the last sample closes [64, 96 us).
   const topo::Topology t = chain({ns(1000), ns(1000)}, gbps(100));
-  const auto run = sampled_run(t, {{0, 1, 1'000'000, pdes::SimTime::zero()}}, pdes::SimTime::us(1), 4);
+  const auto run = sampled_run(t, {{0, 1, 1'000'000, SimTime::zero()}}, SimTime::us(1), 4);
   const LinkSamples& s = run.link_samples;
   EXPECT_EQ(s.interval_ps, 32'000'000);
   EXPECT_EQ(s.time_ps, (std::vector<std::int64_t>{32'000'000, 64'000'000, 96'000'000}));
@@ -72,8 +72,8 @@ TEST(LinkSampler, ABottleneckQueueFillsAndEmpties) {
   // Two senders to one receiver through one switch: the switch's port to h2 gets two packets
   // for each it can send, so its queue grows while both send and is empty at the end.
   const topo::Topology t = testing::star(3, gbps(100), ns(1000));
-  const auto run = sampled_run(t, {{0, 2, 2'000'000, pdes::SimTime::zero()}, {1, 2, 2'000'000, pdes::SimTime::zero()}},
-                               pdes::SimTime::us(5), 1024);
+  const auto run = sampled_run(t, {{0, 2, 2'000'000, SimTime::zero()}, {1, 2, 2'000'000, SimTime::zero()}},
+                               SimTime::us(5), 1024);
   const LinkSamples& s = run.link_samples;
   const std::size_t width = 6;
   const std::size_t to_h2 = 2 * 2 + 1;  // link 2 is h2 - s; s -> h2 is its b -> a direction
@@ -86,9 +86,9 @@ TEST(LinkSampler, ABottleneckQueueFillsAndEmpties) {
 
 TEST(LinkSampler, RejectsAnOddOrTinyBound) {
   const topo::Topology t = chain({ns(1000)}, gbps(100));
-  EXPECT_THROW(LinkSampler(t, pdes::SimTime::us(1), 3), std::invalid_argument);
-  EXPECT_THROW(LinkSampler(t, pdes::SimTime::us(1), 0), std::invalid_argument);
-  EXPECT_THROW(LinkSampler(t, pdes::SimTime::zero(), 8), std::invalid_argument);
+  EXPECT_THROW(LinkSampler(t, SimTime::us(1), 3), std::invalid_argument);
+  EXPECT_THROW(LinkSampler(t, SimTime::us(1), 0), std::invalid_argument);
+  EXPECT_THROW(LinkSampler(t, SimTime::zero(), 8), std::invalid_argument);
 }
 
 }  // namespace

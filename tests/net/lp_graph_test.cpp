@@ -12,7 +12,7 @@ namespace collsim::net {
 namespace {
 
 // star(4): hosts are nodes 0..3 (one port each), the switch node 4 (four ports).
-topo::Topology four_hosts() { return testing::star(4, Bandwidth::gbps(100), pdes::SimTime::ns(1000)); }
+topo::Topology four_hosts() { return testing::star(4, Bandwidth::gbps(100), SimTime::ns(1000)); }
 
 TEST(LpGraph, EveryHostBusyWeighsDevicesByTheirPorts) {
   const topo::Topology t = four_hosts();

@@ -28,7 +28,7 @@ TEST(PfcDeadlock, RingOfTwoHopFlowsDeadlocksAndIsNamed) {
   // 5 switches: host i sends to host i+2, two hops clockwise (the shortest way round).
   const topo::Topology t = ring(5);
   std::vector<FlowSpec> flows;
-  for (HostIndex i = 0; i < 5; ++i) flows.push_back({i, (i + 2) % 5, 8 << 20, pdes::SimTime::zero()});
+  for (HostIndex i = 0; i < 5; ++i) flows.push_back({i, (i + 2) % 5, 8 << 20, SimTime::zero()});
   FabricParams p;
   p.pfc_xoff_bytes = 3 * 4160;
   p.pfc_xon_bytes = 2 * 4160;

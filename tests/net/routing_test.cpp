@@ -19,7 +19,7 @@ constexpr std::int64_t kPsPerByte = 80;  // 100 Gb/s
 topo::Topology torus4x4() {
   topo::TorusParams p;
   p.dims = {4, 4};
-  p.link = {gbps(100), pdes::SimTime::us(1)};
+  p.link = {gbps(100), SimTime::us(1)};
   return topo::make_torus(p);
 }
 
@@ -82,8 +82,8 @@ topo::Topology dragonfly() {
   return topo::make_dragonfly(p);
 }
 
-pdes::SimTime makespan(const FlowRun& r) {
-  pdes::SimTime m;
+SimTime makespan(const FlowRun& r) {
+  SimTime m;
   for (const auto& f : r.flows) m = std::max(m, f.delivered);
   return m;
 }

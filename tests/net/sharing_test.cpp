@@ -49,7 +49,7 @@ TEST(Sharing, LosslessIncastHasNoDropsAndTakesNTimesTheBytes) {
   EXPECT_EQ(run.totals.bytes_delivered, n * bytes);
   // The receiver's link is busy all along: n x wire bytes, plus latency.
   const double expected = static_cast<double>(n * wire(bytes) * kPsPerByte + 2'000'000);
-  pdes::SimTime makespan;
+  SimTime makespan;
   for (const auto& f : run.flows) makespan = std::max(makespan, f.delivered);
   EXPECT_NEAR(static_cast<double>(makespan.picoseconds()), expected, 0.01 * expected);
 }
@@ -125,7 +125,7 @@ TEST(Sharing, EcmpSpreadsAPermutationOverSpines) {
   EXPECT_EQ(ecmp_run.totals.bytes_delivered, 128u * (2u << 20));
   EXPECT_EQ(spray_run.totals.bytes_delivered, 128u * (2u << 20));
   auto makespan = [](const FlowRun& r) {
-    pdes::SimTime m;
+    SimTime m;
     for (const auto& f : r.flows) m = std::max(m, f.delivered);
     return m;
   };
@@ -160,7 +160,7 @@ TEST(Sharing, DcqcnConvergesToFairShares) {
   FabricParams p;
   p.cc = CongestionControlKind::Dcqcn;
   const std::uint64_t bytes = 20'000'000;
-  const auto t0 = pdes::SimTime::us(400);
+  const auto t0 = SimTime::us(400);
   const auto run = testing::run(t, p, {{1, 0, bytes, {}}, {2, 0, bytes, t0}});
   const double s_over_r = static_cast<double>(wire(bytes) * kPsPerByte);
   const double a_end = 2 * s_over_r - static_cast<double>(t0.picoseconds());
@@ -190,7 +190,7 @@ TEST(Sharing, SwiftIncastCompletesAtLineRateAndBacksOffBeforePfc) {
   ASSERT_EQ(run.flows.size(), n);
   EXPECT_EQ(run.totals.bytes_delivered, n * bytes);
   const double expected = static_cast<double>(n * wire(bytes) * kPsPerByte + 2'000'000);
-  pdes::SimTime makespan;
+  SimTime makespan;
   for (const auto& f : run.flows) {
     EXPECT_FALSE(f.delivered.is_infinite());
     makespan = std::max(makespan, f.delivered);

@@ -21,7 +21,7 @@ TEST(SingleFlow, ArrivesAtClosedFormTime) {
   // every packet's serialisation once (244 x 4160 B + 640 B).
   const topo::Topology t = chain({ns(1000), ns(2000), ns(500)}, gbps(100));
   FabricParams p;
-  const auto run = testing::run(t, p, {{0, 1, 1'000'000, pdes::SimTime::zero()}});
+  const auto run = testing::run(t, p, {{0, 1, 1'000'000, SimTime::zero()}});
   const std::int64_t expected = 3'500'000 + 2 * 4160 * kPsPerByte + (244 * 4160 + 640) * kPsPerByte;
   ASSERT_EQ(expected, 85'420'000);
   ASSERT_EQ(run.flows.size(), 1u);
@@ -44,7 +44,7 @@ TEST(SingleFlow, AckEveryOneAcknowledgesEachPacketWithoutChangingDelivery) {
   const topo::Topology t = chain({ns(1000), ns(2000), ns(500)}, gbps(100));
   FabricParams p;
   p.ack_every = 1;
-  const auto run = testing::run(t, p, {{0, 1, 1'000'000, pdes::SimTime::zero()}});
+  const auto run = testing::run(t, p, {{0, 1, 1'000'000, SimTime::zero()}});
   const std::int64_t expected = 85'420'000;
   EXPECT_EQ(run.flows[0].delivered.picoseconds(), expected);
   EXPECT_EQ(run.totals.packets_forwarded, 2u * 245u * 2u);
@@ -53,7 +53,7 @@ TEST(SingleFlow, AckEveryOneAcknowledgesEachPacketWithoutChangingDelivery) {
 
 TEST(SingleFlow, StartTimeShiftsEverything) {
   const topo::Topology t = chain({ns(1000), ns(1000)}, gbps(100));
-  const auto run = testing::run(t, FabricParams{}, {{0, 1, 4096, pdes::SimTime::us(7)}});
+  const auto run = testing::run(t, FabricParams{}, {{0, 1, 4096, SimTime::us(7)}});
   // One packet of 4160 B, serialised on both hops, 2 us of propagation.
   EXPECT_EQ(run.flows[0].delivered.picoseconds(), 7'000'000 + 2'000'000 + 2 * 4160 * kPsPerByte);
   EXPECT_EQ(run.flows[0].fct().picoseconds(), 2'000'000 + 2 * 4160 * kPsPerByte);
@@ -68,14 +68,14 @@ TEST(SingleFlow, SwitchLatencyAddsPerSwitch) {
   const auto s = t.add_node("s", topo::NodeKind::Switch, slow);
   t.add_link(h0, s, gbps(100), ns(1000));
   t.add_link(s, h1, gbps(100), ns(1000));
-  const auto run = testing::run(t, FabricParams{}, {{0, 1, 8192, pdes::SimTime::zero()}});
+  const auto run = testing::run(t, FabricParams{}, {{0, 1, 8192, SimTime::zero()}});
   // Two packets of 4160 B: 2 serialisations at the host, one more at the switch for the last.
   EXPECT_EQ(run.flows[0].delivered.picoseconds(), 2'000'000 + 300'000 + 3 * 4160 * kPsPerByte);
 }
 
 TEST(SingleFlow, ZeroByteFlowIsOneHeaderOnlyPacket) {
   const topo::Topology t = chain({ns(1000)}, gbps(100));
-  const auto run = testing::run(t, FabricParams{}, {{0, 1, 0, pdes::SimTime::zero()}});
+  const auto run = testing::run(t, FabricParams{}, {{0, 1, 0, SimTime::zero()}});
   EXPECT_EQ(run.flows[0].delivered.picoseconds(), 1'000'000 + 64 * kPsPerByte);
   EXPECT_EQ(run.totals.flows_delivered, 1u);
 }

@@ -56,7 +56,7 @@ TEST(SteadyTrains, OneFlowArrivesAtTheExactPacketTimeInFewerUnits) {
   // 1, 2 and 0.5 us at 100 Gb/s): 85,420,000 ps. Each packet of a train leaves a switch when
   // it is in, as it would alone, so the last byte arrives at the same picosecond.
   const topo::Topology t = testing::chain({ns(1000), ns(2000), ns(500)}, gbps(100));
-  const auto run = testing::run(t, with_trains(), {{0, 1, 1'000'000, pdes::SimTime::zero()}});
+  const auto run = testing::run(t, with_trains(), {{0, 1, 1'000'000, SimTime::zero()}});
   const std::int64_t expected = 3'500'000 + 2 * 4160 * kPsPerByte + (244 * 4160 + 640) * kPsPerByte;
   ASSERT_EQ(run.flows.size(), 1u);
   EXPECT_EQ(run.flows[0].delivered.picoseconds(), expected);
@@ -117,7 +117,7 @@ TEST(SteadyTrains, TwoFlowsOnABottleneckStillShareIt) {
   const std::int64_t wire = static_cast<std::int64_t>(bytes + 64 * ((bytes + 4095) / 4096));
   const auto run = testing::run(t, with_trains(), {{1, 0, bytes, {}}, {2, 0, bytes, {}}});
   const std::int64_t both = 2 * wire * kPsPerByte + 2'000'000 + 4160 * kPsPerByte;
-  pdes::SimTime last;
+  SimTime last;
   for (const auto& f : run.flows) {
     EXPECT_LE(f.delivered.picoseconds(), both);
     EXPECT_GE(f.delivered.picoseconds(), both - 15 * 4160 * kPsPerByte);
@@ -141,7 +141,7 @@ TEST(SteadyTrains, FlowsOfOnePortKeepPaceAndEndTogether) {
   const auto trains = testing::run(t, with_trains(), {{0, 1, bytes, {}}, {0, 2, bytes, {}}});
   EXPECT_GT(trains.totals.packets_in_trains, 2 * 400u);
   for (std::size_t i = 0; i < 2; ++i) EXPECT_EQ(trains.flows[i].delivered, exact.flows[i].delivered) << i;
-  const pdes::SimTime later = std::max(trains.flows[0].delivered, trains.flows[1].delivered);
+  const SimTime later = std::max(trains.flows[0].delivered, trains.flows[1].delivered);
   EXPECT_GE(later.picoseconds(), busy);
   EXPECT_LE(later.picoseconds(), busy + 3 * 4160 * kPsPerByte);
 }
@@ -158,7 +158,7 @@ TEST(SteadyTrains, IncastUnderPfcKeepsTheReceiverBusyAndDropsNothing) {
   EXPECT_EQ(run.totals.bytes_delivered, n * bytes);
   const std::int64_t wire = static_cast<std::int64_t>(bytes + 64 * ((bytes + 4095) / 4096));
   const double expected = static_cast<double>(n * wire * kPsPerByte + 2'000'000);
-  pdes::SimTime makespan;
+  SimTime makespan;
   for (const auto& f : run.flows) makespan = std::max(makespan, f.delivered);
   EXPECT_NEAR(static_cast<double>(makespan.picoseconds()), expected, 0.01 * expected);
 }
@@ -178,7 +178,7 @@ TEST(SteadyTrains, DcqcnRateCutsUnsettleAndFlowsStillConverge) {
     const auto run = testing::run(t, p, {{1, 0, bytes, {}}, {2, 0, bytes, {}}});
     EXPECT_EQ(run.totals.bytes_delivered, 2 * bytes);
     EXPECT_GT(run.totals.cnps, 0u);
-    pdes::SimTime last;
+    SimTime last;
     for (const auto& f : run.flows) last = std::max(last, f.delivered);
     return static_cast<double>(last.picoseconds());
   };

@@ -14,7 +14,7 @@ DATA = os.path.join(ROOT, "tests", "data", "net")
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
 
 # What may differ between rank counts: how long it took and how the ranks synchronised.
-VOLATILE = {"wall_s", "events_per_s", "ranks", "windows", "sync_fraction", "pdes"}
+VOLATILE = {"wall_s", "events_per_s", "sim_ranks", "windows", "sync_fraction", "pdes"}
 
 
 def flows(ranks, *args, expect_ok=True):

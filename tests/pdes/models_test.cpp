@@ -17,7 +17,6 @@ namespace {
 
 using pdes::PartitionMethod;
 using pdes::QueueKind;
-using pdes::SimTime;
 
 // 64 LPs with 4 events each in flight, every hop 1 us + an exponential 100 ns on average.
 PholdConfig small_phold() {

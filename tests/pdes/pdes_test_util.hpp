@@ -9,7 +9,7 @@
 #include <string>
 
 #include "collsim/pdes/event_queue.hpp"
-#include "collsim/pdes/sim_time.hpp"
+#include "collsim/common/sim_time.hpp"
 
 namespace collsim::pdes {
 // Failed comparisons of times print "1.5us (1500000ps)" rather than raw bytes.

@@ -6,7 +6,7 @@
 #include <limits>
 #include <string>
 
-#include "collsim/pdes/sim_time.hpp"
+#include "collsim/common/sim_time.hpp"
 #include "pdes_test_util.hpp"
 
 namespace collsim::pdes {

@@ -137,13 +137,13 @@ topo::Topology servers_on_rails(std::uint32_t servers) {
   const topo::NodeId spine = t.add_node("spine", topo::NodeKind::Switch);
   for (std::uint32_t g = 0; g < 8; ++g) {
     const topo::NodeId leaf = t.add_node("leaf" + std::to_string(g), topo::NodeKind::Switch);
-    t.add_link(leaf, spine, Bandwidth::gbps(400), pdes::SimTime::ns(500));
-    for (std::uint32_t s = 0; s < servers; ++s) t.add_link(hosts[s * 8 + g], leaf, Bandwidth::gbps(200), pdes::SimTime::ns(500));
+    t.add_link(leaf, spine, Bandwidth::gbps(400), SimTime::ns(500));
+    for (std::uint32_t s = 0; s < servers; ++s) t.add_link(hosts[s * 8 + g], leaf, Bandwidth::gbps(200), SimTime::ns(500));
   }
   for (std::uint32_t s = 0; s < servers; ++s) {
     const topo::NodeId nvs = t.add_node("nvs" + std::to_string(s), topo::NodeKind::NvSwitch);
     for (std::uint32_t g = 0; g < 8; ++g)
-      t.add_link(hosts[s * 8 + g], nvs, Bandwidth::gbps(2400), pdes::SimTime::ns(100), topo::LinkMedium::NvLink);
+      t.add_link(hosts[s * 8 + g], nvs, Bandwidth::gbps(2400), SimTime::ns(100), topo::LinkMedium::NvLink);
   }
   return t;
 }

@@ -19,7 +19,7 @@ using testing::fat_tree;
 using testing::leaf_spine;
 using testing::torus;
 
-const LinkSpec k100{Bandwidth::gbps(100), pdes::SimTime::us(1)};
+const LinkSpec k100{Bandwidth::gbps(100), SimTime::us(1)};
 
 NodeId id(const Topology& t, const std::string& name) {
   const auto n = t.find(name);
@@ -96,7 +96,7 @@ TEST(FatTree, Oversubscription) {
 }
 
 TEST(FatTree, HostOrderNamesAndPorts) {
-  const LinkSpec host_link{Bandwidth::gbps(25), pdes::SimTime::ns(200)};
+  const LinkSpec host_link{Bandwidth::gbps(25), SimTime::ns(200)};
   const Topology t = make_fat_tree(fat_tree(4, 1, k100, host_link));
   // Hosts pod by pod, edge by edge: h4, h5 under pod1_edge0.
   EXPECT_EQ(peer(t, "h5", 0), "pod1_edge0");
@@ -120,7 +120,7 @@ TEST(FatTree, HostOrderNamesAndPorts) {
   EXPECT_EQ(t.node(id(t, "core0")).index, 16u);
   // Host links use host_link, the others link.
   EXPECT_EQ(t.link(t.ports(id(t, "h5"))[0].link).bandwidth, Bandwidth::gbps(25));
-  EXPECT_EQ(t.link(t.ports(id(t, "h5"))[0].link).latency, pdes::SimTime::ns(200));
+  EXPECT_EQ(t.link(t.ports(id(t, "h5"))[0].link).latency, SimTime::ns(200));
   EXPECT_EQ(t.link(t.ports(id(t, "core0"))[0].link).bandwidth, Bandwidth::gbps(100));
 }
 
@@ -287,7 +287,7 @@ TEST(Dragonfly, CountsAndGlobalArrangement) {
   p.hosts_per_router = 2;
   p.global_links_per_router = 2;
   p.link = k100;
-  p.global_link = LinkSpec{Bandwidth::gbps(100), pdes::SimTime::us(2)};
+  p.global_link = LinkSpec{Bandwidth::gbps(100), SimTime::us(2)};
   const Topology t = make_dragonfly(p);
   EXPECT_EQ(t.num_hosts(), 72u);
   EXPECT_EQ(t.num_switches(), 36u);
@@ -308,7 +308,7 @@ TEST(Dragonfly, CountsAndGlobalArrangement) {
     if (t.node(l.a).kind == NodeKind::Host) continue;
     const std::uint32_t ga = t.node(l.a).index / 4, gb = t.node(l.b).index / 4;
     if (ga == gb) continue;
-    EXPECT_EQ(l.latency, pdes::SimTime::us(2));
+    EXPECT_EQ(l.latency, SimTime::us(2));
     ++pairs[{std::min(ga, gb), std::max(ga, gb)}];
     ++globals[l.a];
     ++globals[l.b];

@@ -33,11 +33,11 @@ switch: {latency: 250ns, buffer: 16MiB, shared_buffer: false}
   EXPECT_EQ(t.num_hosts(), 16u);
   const Link& host = t.link(t.ports(t.host(0))[0].link);
   EXPECT_EQ(host.bandwidth, Bandwidth::gbps(100));
-  EXPECT_EQ(host.latency, pdes::SimTime::ns(1500));
+  EXPECT_EQ(host.latency, SimTime::ns(1500));
   const Link& up = t.link(t.ports(id(t, "core0"))[0].link);
   EXPECT_EQ(up.bandwidth, Bandwidth::gbps(400));
   const Node& sw = t.node(id(t, "pod0_edge0"));
-  EXPECT_EQ(sw.params.latency, pdes::SimTime::ns(250));
+  EXPECT_EQ(sw.params.latency, SimTime::ns(250));
   EXPECT_EQ(sw.params.buffer_bytes, 16u << 20);
   EXPECT_FALSE(sw.params.shared_buffer);
 }
@@ -53,7 +53,7 @@ TEST(Loader, DefaultSwitchParams) {
   const Topology t = parse("kind: leaf_spine\nleaves: 2\nspines: 1\nhosts_per_leaf: 2\nlink: {bandwidth: 100Gbps, "
                            "latency: 1us}\n");
   const SwitchParams& p = t.node(id(t, "leaf0")).params;
-  EXPECT_EQ(p.latency, pdes::SimTime::zero());
+  EXPECT_EQ(p.latency, SimTime::zero());
   EXPECT_EQ(p.buffer_bytes, 32u << 20);
   EXPECT_TRUE(p.shared_buffer);
 }
@@ -72,7 +72,7 @@ link:
   EXPECT_EQ(t.num_hosts(), 12u);
   EXPECT_EQ(t.num_switches(), 5u);
   EXPECT_EQ(t.links().size(), 12u + 12u);
-  EXPECT_EQ(t.link(0).latency, pdes::SimTime::ns(500));
+  EXPECT_EQ(t.link(0).latency, SimTime::ns(500));
 }
 
 TEST(Loader, Rail) {
@@ -94,11 +94,11 @@ switch: {buffer: 64MiB}
   EXPECT_EQ(t.links().size(), 48u);
   const Node& nvs = t.node(id(t, "nvs1"));
   EXPECT_EQ(nvs.kind, NodeKind::NvSwitch);
-  EXPECT_EQ(nvs.params.latency, pdes::SimTime::ns(50));
+  EXPECT_EQ(nvs.params.latency, SimTime::ns(50));
   EXPECT_EQ(nvs.params.buffer_bytes, 64u << 20);  // from switch:
-  EXPECT_EQ(t.node(id(t, "spine0")).params.latency, pdes::SimTime::zero());
+  EXPECT_EQ(t.node(id(t, "spine0")).params.latency, SimTime::zero());
   const Link& fabric = t.link(t.ports(id(t, "spine0"))[0].link);
-  EXPECT_EQ(fabric.latency, pdes::SimTime::ns(700));  // fabric_link defaults to link
+  EXPECT_EQ(fabric.latency, SimTime::ns(700));  // fabric_link defaults to link
   EXPECT_EQ(t.node(id(t, "s2g3")).server, 2u);
   EXPECT_EQ(t.link(t.ports(id(t, "s2g3"))[0].link).medium, LinkMedium::NvLink);
 }
@@ -118,7 +118,7 @@ global_link: {bandwidth: 50Gbps, latency: 2us}
   EXPECT_EQ(t.num_switches(), 10u);
   EXPECT_EQ(t.links().size(), 35u);
   EXPECT_EQ(t.link(34).bandwidth, Bandwidth::gbps(50));
-  EXPECT_EQ(t.link(34).latency, pdes::SimTime::us(2));
+  EXPECT_EQ(t.link(34).latency, SimTime::us(2));
   EXPECT_EQ(t.link(20).bandwidth, Bandwidth::gbps(100));  // first local link
 }
 
@@ -161,14 +161,14 @@ links:
   EXPECT_EQ(t.node(id(t, "h2")).server, 2u);  // default: its rank
   EXPECT_EQ(t.node(id(t, "h2")).index, 2u);
   EXPECT_EQ(t.node(id(t, "nv")).kind, NodeKind::NvSwitch);
-  EXPECT_EQ(t.node(id(t, "nv")).params.latency, pdes::SimTime::ns(20));
+  EXPECT_EQ(t.node(id(t, "nv")).params.latency, SimTime::ns(20));
   EXPECT_EQ(t.node(id(t, "nv")).params.buffer_bytes, 8u << 20);
   EXPECT_EQ(t.node(id(t, "s0")).params.buffer_bytes, 16u << 20);
   EXPECT_FALSE(t.node(id(t, "s0")).params.shared_buffer);
   EXPECT_EQ(t.link(0).medium, LinkMedium::NvLink);
   EXPECT_EQ(t.link(0).bandwidth, Bandwidth::gbps(2400));
   EXPECT_EQ(t.link(2).bandwidth, Bandwidth::gbps(100));  // from link:
-  EXPECT_EQ(t.link(3).latency, pdes::SimTime::us(2));
+  EXPECT_EQ(t.link(3).latency, SimTime::us(2));
   EXPECT_EQ(t.link(3).bandwidth, Bandwidth::gbps(100));
   EXPECT_EQ(t.link(4).medium, LinkMedium::Pcie);
   // Ports in link order: g0 has nv (0) then s0 (1); s0 has g0, g1, h2.
@@ -183,7 +183,7 @@ nodes: [{name: a, kind: host}, {name: b, kind: host}]
 links: [{a: a, b: b, bandwidth: 10Gbps, latency: 0}]
 )");
   EXPECT_EQ(t.links().size(), 1u);
-  EXPECT_EQ(t.link(0).latency, pdes::SimTime::zero());
+  EXPECT_EQ(t.link(0).latency, SimTime::zero());
 }
 
 TEST(Loader, FromFile) {

@@ -20,7 +20,7 @@ using testing::torus;
 using testing::brute_force_bisection;
 using testing::parse;
 
-LinkSpec spec(std::int64_t gbps) { return {Bandwidth::gbps(gbps), pdes::SimTime::ns(500)}; }
+LinkSpec spec(std::int64_t gbps) { return {Bandwidth::gbps(gbps), SimTime::ns(500)}; }
 
 TEST(Distances, FatTree) {
   const Topology t = make_fat_tree(fat_tree(4));
@@ -88,13 +88,13 @@ TEST(Distances, HostToHostLinksAndDisconnected) {
   const NodeId b = t.add_node("b", NodeKind::Host);
   const NodeId c = t.add_node("c", NodeKind::Host);
   const NodeId s = t.add_node("s", NodeKind::Switch);
-  t.add_link(a, b, Bandwidth::gbps(1), pdes::SimTime::zero());
-  t.add_link(b, s, Bandwidth::gbps(1), pdes::SimTime::zero());
-  t.add_link(c, s, Bandwidth::gbps(1), pdes::SimTime::zero());
+  t.add_link(a, b, Bandwidth::gbps(1), SimTime::zero());
+  t.add_link(b, s, Bandwidth::gbps(1), SimTime::zero());
+  t.add_link(c, s, Bandwidth::gbps(1), SimTime::zero());
   TopologyMetrics m = compute_metrics(t);
   EXPECT_FALSE(m.connected);  // a reaches c only through host b
   EXPECT_EQ(m.diameter_hops, 2u);
-  t.add_link(a, s, Bandwidth::gbps(1), pdes::SimTime::zero());
+  t.add_link(a, s, Bandwidth::gbps(1), SimTime::zero());
   m = compute_metrics(t);
   EXPECT_TRUE(m.connected);
   EXPECT_EQ(m.diameter_hops, 2u);

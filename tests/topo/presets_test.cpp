@@ -69,7 +69,7 @@ TEST(Presets, FatTreeK16IsTheBenchmarkTopology) {
   const Topology t = load_topology(preset("fat_tree_k16.yaml"));
   for (const Link& l : t.links()) {
     EXPECT_EQ(l.bandwidth, Bandwidth::gbps(100));
-    EXPECT_EQ(l.latency, pdes::SimTime::us(1));
+    EXPECT_EQ(l.latency, SimTime::us(1));
   }
 }
 

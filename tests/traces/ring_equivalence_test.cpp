@@ -31,7 +31,7 @@ exec::RunResult run(const goal::Schedule& s, std::uint64_t eager_limit) {
   exec::PacketHostParams host;
   host.eager_limit_bytes = eager_limit;
   // 8 hosts on one switch, 100 Gb/s links of 1 us.
-  const topo::Topology t = net::testing::star(8, Bandwidth::gbps(100), pdes::SimTime::ns(1000));
+  const topo::Topology t = net::testing::star(8, Bandwidth::gbps(100), SimTime::ns(1000));
   return exec::run_on_fabric(t, net::FabricParams{}, *transport, net::FabricOptions{}, s,
                              exec::make_placement(exec::PlacementMethod::Linear, 8, 8), host)
       .result;

@@ -77,7 +77,7 @@ TEST(SystemTopology, OneNodeHasNoNetworkAndScalingApplies) {
   slow.net_latency_ns = 3000;
   // A crossing is two NIC links: each gets the preset's 500 ns plus half of 3000 ns.
   const topo::Topology two = make_system_topology(*find_system_preset("dgx-a100"), 2, 8, slow);
-  EXPECT_EQ(two.links().back().latency, pdes::SimTime::ns(2000));
+  EXPECT_EQ(two.links().back().latency, SimTime::ns(2000));
   EXPECT_THROW(make_system_topology(*find_system_preset("dgx-a100"), 1, 9), std::invalid_argument);
 }
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "collsim/common/units.hpp"
-#include "collsim/pdes/sim_time.hpp"
+#include "collsim/common/sim_time.hpp"
 
 namespace collsim::config {
 
@@ -70,7 +70,7 @@ std::uint32_t read_count(const Reader& r, const Field& f);
 // A finite number >= 0 (a plain decimal, with an optional exponent).
 double read_nonnegative(const Reader& r, const Field& f);
 Bandwidth read_bandwidth(const Reader& r, const Field& f);
-pdes::SimTime read_duration(const Reader& r, const Field& f);
+SimTime read_duration(const Reader& r, const Field& f);
 std::uint64_t read_bytes(const Reader& r, const Field& f);
 bool read_bool(const Reader& r, const Field& f);
 

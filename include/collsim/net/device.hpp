@@ -28,14 +28,14 @@ class Device : public pdes::LogicalProcess {
   // Starts sending `p` on `port` at `start` (now unless given), when the transmitter must be
   // free. Schedules the packet's arrival at the other end: when its last bit is there.
   void put_on_wire(std::uint16_t port, Packet p) { put_on_wire(port, p, now()); }
-  void put_on_wire(std::uint16_t port, Packet p, pdes::SimTime start);
+  void put_on_wire(std::uint16_t port, Packet p, SimTime start);
   // A control frame (ACK, NACK, CNP) on `port` while a train is on its wire: it goes out at
   // the train's next packet boundary (see OutputPort::mid_train).
   void put_into_train(std::uint16_t port, Packet p);
   // A PFC frame goes out at once, ahead of queued data.
   void send_pfc(std::uint16_t port, std::uint8_t priority, bool pause);
   // `p` reaches the device at the other end of `w` after `delay`, bypassing the wire's channel.
-  void deliver_to_peer(const OutputPort::Wire& w, pdes::SimTime delay, const Packet& p);
+  void deliver_to_peer(const OutputPort::Wire& w, SimTime delay, const Packet& p);
   // Schedules this device's wakeup handler for when `port`'s transmitter frees, once.
   template <auto Wakeup>
   void wake_when_free(std::uint16_t port) {
@@ -52,7 +52,7 @@ class Device : public pdes::LogicalProcess {
  private:
   // Transmits a train (a data packet carrying several MTU packets, see FabricParams::
   // train_bytes); returns when the next device has it.
-  pdes::SimTime put_train_on_wire(OutputPort& o, const Packet& p, pdes::SimTime start);
+  SimTime put_train_on_wire(OutputPort& o, const Packet& p, SimTime start);
   // The wire of each port as a channel to the peer's packet handler: a link keeps its
   // in-flight packets itself, and only the first is an event. Made on first use, when the
   // peer's rank is known.

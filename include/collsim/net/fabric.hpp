@@ -24,13 +24,13 @@ namespace collsim::net {
 
 struct FabricOptions {
   pdes::PartitionMethod partition = pdes::PartitionMethod::Metis;
-  pdes::SimTime end_time = pdes::SimTime::infinity();
+  SimTime end_time = SimTime::infinity();
   pdes::QueueKind queue = pdes::QueueKind::QuaternaryHeap;
   // Optional: hears progress, and gets a link meter installed (see pdes::RunMonitor).
   pdes::RunMonitor* monitor = nullptr;
   // Finite: link bytes and queue occupancy are sampled at this period (see link_samples()),
   // which doubles whenever max_samples are held.
-  pdes::SimTime sample_interval = pdes::SimTime::infinity();
+  SimTime sample_interval = SimTime::infinity();
   std::size_t max_samples = 1024;
   // Hosts that run something, by host index (empty: all): the partition balances their load
   // (see lp_graph_of).

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "collsim/pdes/sim_time.hpp"
+#include "collsim/common/sim_time.hpp"
 
 namespace collsim::net {
 
@@ -36,7 +36,7 @@ struct FabricParams {
   // transport
   CongestionControlKind cc = CongestionControlKind::None;
   std::uint64_t window_bytes = 0;          // max unacknowledged bytes per flow; 0 = unlimited
-  pdes::SimTime rto = pdes::SimTime::us(100);  // retransmission timeout (lossy mode)
+  SimTime rto = SimTime::us(100);  // retransmission timeout (lossy mode)
   // ACK every n-th data packet (and the last): RC responders coalesce ACKs.
   std::uint32_t ack_every = 16;
   // Steady-state fast-forward: once a flow has sent `settle_packets` packets since it started
@@ -48,9 +48,9 @@ struct FabricParams {
   std::uint32_t train_bytes = 0;
   std::uint32_t settle_packets = 64;
   // DCQCN (Zhu et al. 2015, defaults as in the ns-3 RDMA models)
-  pdes::SimTime dcqcn_cnp_interval = pdes::SimTime::us(50);
-  pdes::SimTime dcqcn_alpha_interval = pdes::SimTime::us(55);
-  pdes::SimTime dcqcn_rate_increase_interval = pdes::SimTime::us(55);
+  SimTime dcqcn_cnp_interval = SimTime::us(50);
+  SimTime dcqcn_alpha_interval = SimTime::us(55);
+  SimTime dcqcn_rate_increase_interval = SimTime::us(55);
   double dcqcn_g = 1.0 / 256;
   std::uint64_t dcqcn_byte_counter = 10ull << 20;
   std::uint32_t dcqcn_fast_recovery_steps = 5;
@@ -58,7 +58,7 @@ struct FabricParams {
   double dcqcn_hyper_gbps = 50;             // R_HAI
   double dcqcn_min_rate_gbps = 0.1;
   // Swift-like delay-based window (Kumar et al. 2020, simplified)
-  pdes::SimTime swift_target_delay = pdes::SimTime::us(25);
+  SimTime swift_target_delay = SimTime::us(25);
   double swift_additive_packets = 1.0;      // window growth per RTT below target
   double swift_beta = 0.8;                  // multiplicative decrease gain
   double swift_max_decrease = 0.5;          // at most halve per RTT

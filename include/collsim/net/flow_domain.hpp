@@ -39,7 +39,7 @@ namespace collsim::net {
 
 // Payloads of the flow model's events.
 struct FluidStart {         // sender -> domain
-  pdes::SimTime start;      // when the sender started it
+  SimTime start;      // when the sender started it
   std::uint64_t bytes;
   MessageHeader header;
   FlowId flow;
@@ -50,7 +50,7 @@ struct FluidStart {         // sender -> domain
   std::uint16_t port;       // the sender's port it leaves on
 };
 struct FluidDelivered {     // domain -> receiver
-  pdes::SimTime first;      // when its first byte arrived
+  SimTime first;      // when its first byte arrived
   std::uint64_t bytes;
   MessageHeader header;
   HostIndex src;
@@ -88,8 +88,8 @@ class FlowDomain final : public pdes::LogicalProcess {
     std::uint32_t link;        // the domain's index of the link direction
     std::uint32_t reverse;     // and of the other direction
     Bandwidth bandwidth;
-    pdes::SimTime latency;     // propagation, plus the next switch's latency
-    pdes::SimTime back;        // the same link the other way
+    SimTime latency;     // propagation, plus the next switch's latency
+    SimTime back;        // the same link the other way
   };
   struct Message {
     HostIndex src = 0, dst = 0;
@@ -108,9 +108,9 @@ class FlowDomain final : public pdes::LogicalProcess {
     bool running = false;
     double rate = 0;             // bits per second
     double left = 1;             // share of its train still to cross
-    pdes::SimTime since;         // when `left` was last brought up to date
-    pdes::SimTime started;       // when its train started
-    pdes::SimTime done_at;
+    SimTime since;         // when `left` was last brought up to date
+    SimTime started;       // when its train started
+    SimTime done_at;
     std::uint32_t version = 0;   // of done_at: older completions in the heap are stale
     Ref behind = kNone;          // the next message of its queue pair, waiting for it
   };
@@ -119,7 +119,7 @@ class FlowDomain final : public pdes::LogicalProcess {
     std::uint64_t bytes = 0;
     // A host's link: when the ACK it sends last occupies it. A message the host starts
     // meanwhile leaves after it, as a packet would wait behind it.
-    pdes::SimTime ack_from, ack_until;
+    SimTime ack_from, ack_until;
     Bandwidth bandwidth;
   };
 
@@ -148,7 +148,7 @@ class FlowDomain final : public pdes::LogicalProcess {
   std::unordered_map<std::uint64_t, Ref> crossing_;
   using Due = std::tuple<std::int64_t, HostIndex, FlowId, Ref, std::uint32_t>;  // time, src, id, message, version
   std::priority_queue<Due, std::vector<Due>, std::greater<>> due_;
-  pdes::SimTime wakeup_ = pdes::SimTime::infinity();  // the earliest wakeup pending
+  SimTime wakeup_ = SimTime::infinity();  // the earliest wakeup pending
   std::vector<Ref> ending_;  // messages whose trains end now
   bool settle_pending_ = false;  // messages started now wait for one rating
   std::vector<Hop> hops_;        // scratch of on_start()

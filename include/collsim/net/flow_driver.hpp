@@ -16,7 +16,7 @@ struct FlowSpec {
   HostIndex src = 0;
   HostIndex dst = 0;
   std::uint64_t bytes = 0;
-  pdes::SimTime start;
+  SimTime start;
   std::uint32_t nic = Host::kAnyNic;  // the NIC (and under rail routing, the rail) to send through
 };
 
@@ -37,10 +37,10 @@ std::vector<FlowSpec> parse_flow_csv(const std::string& text, const std::string&
 
 struct FlowOutcome {
   FlowSpec spec;
-  pdes::SimTime delivered = pdes::SimTime::infinity();  // last byte at the receiver
-  pdes::SimTime acked = pdes::SimTime::infinity();      // last byte acknowledged at the sender
+  SimTime delivered = SimTime::infinity();  // last byte at the receiver
+  SimTime acked = SimTime::infinity();      // last byte acknowledged at the sender
   std::uint64_t retransmits = 0;
-  pdes::SimTime fct() const { return delivered.is_infinite() ? delivered : delivered - spec.start; }
+  SimTime fct() const { return delivered.is_infinite() ? delivered : delivered - spec.start; }
 };
 
 struct FlowRun {

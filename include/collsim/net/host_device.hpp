@@ -40,8 +40,8 @@ struct FlowEnd {
   HostIndex dst = 0;
   FlowId flow = 0;        // the sender's number for it (0, 1, ... per sender)
   std::uint64_t bytes = 0;
-  pdes::SimTime start;    // sender: start_flow(); receiver: first packet's arrival
-  pdes::SimTime end;      // receiver: last byte arrived; sender: last byte acknowledged
+  SimTime start;    // sender: start_flow(); receiver: first packet's arrival
+  SimTime end;      // receiver: last byte arrived; sender: last byte acknowledged
   std::uint64_t retransmits = 0;  // sender only
   MessageHeader header;           // what the sender attached to the flow
 };
@@ -105,13 +105,13 @@ struct Sender {
   FlowId behind = 0xFFFFFFFFu;     // the next flow of its queue pair, if any
   MessageHeader header;
   std::uint32_t entropy = 0;
-  pdes::SimTime start;
-  pdes::SimTime next_send;         // pacing
-  pdes::SimTime last_progress;     // last time `acked` advanced (or the flow started)
+  SimTime start;
+  SimTime next_send;         // pacing
+  SimTime last_progress;     // last time `acked` advanced (or the flow started)
   std::uint32_t rto_generation = 0;
   bool rto_pending = false;
   std::uint32_t cc_generation = 0;
-  pdes::SimTime cc_timer_at = pdes::SimTime::infinity();
+  SimTime cc_timer_at = SimTime::infinity();
   std::uint64_t retransmits = 0;
   QueuePair queue_pair;
   std::unique_ptr<CongestionControl> cc;  // released once done
@@ -129,8 +129,8 @@ struct Receiver {
   std::uint32_t nacked = 0xFFFFFFFFu;  // `expected` at the last NACK
   std::uint64_t bytes = 0;
   MessageHeader header;
-  pdes::SimTime first;
-  pdes::SimTime last_cnp = pdes::SimTime::ps(-1);
+  SimTime first;
+  SimTime last_cnp = SimTime::ps(-1);
   bool delivered = false;
 
   bool holds(std::uint32_t seq) const { return seq / 64 < got.size() && ((got[seq / 64] >> (seq % 64)) & 1) != 0; }
@@ -145,7 +145,7 @@ class Host final : public Device {
 
   // For the application.
   HostIndex index() const { return index_; }
-  pdes::SimTime time() const { return now(); }
+  SimTime time() const { return now(); }
   // `nic`: which of the host's ports that lead toward `dst` to use (modulo their number), or
   // kAnyNic to let the routing hash choose. A GPU's NVLink port leads only to its own server
   // and its NIC only to the others, so a GOAL op's `nic` can never send a message astray.
@@ -154,7 +154,7 @@ class Host final : public Device {
                     std::uint32_t nic = kAnyNic, QueuePair queue_pair = {});
   std::size_t num_nics() const { return ports_.size(); }
   // The application hears `timer` back in HostApp::on_timer after `delay`.
-  void set_timer(pdes::SimTime delay, std::uint64_t timer);
+  void set_timer(SimTime delay, std::uint64_t timer);
   HostApp& app() { return *app_; }
 
   const HostStats& stats() const { return stats_; }
@@ -187,7 +187,7 @@ class Host final : public Device {
     RingQueue<Packet> control;
     std::vector<std::uint32_t> active;  // flows with packets to send, in turn order
     std::size_t turn = 0;
-    pdes::SimTime wakeup_at = pdes::SimTime::infinity();
+    SimTime wakeup_at = SimTime::infinity();
   };
 
   std::uint16_t port_toward(HostIndex dst, std::uint64_t salt, std::uint32_t nic = kAnyNic) const;
@@ -211,7 +211,7 @@ class Host final : public Device {
   void receive_cnp(const Packet& p);
   void arm_rto(std::uint32_t flow);
   void arm_cc_timer(std::uint32_t flow);
-  void wake_at(std::uint16_t port, pdes::SimTime when);
+  void wake_at(std::uint16_t port, SimTime when);
   std::uint64_t in_flight_bytes(const Sender& f) const;
   // Whether `f` has settled and has more than a train left to send.
   bool may_train(const Sender& f) const;

@@ -36,18 +36,18 @@ inline std::uint64_t direction_slot(const topo::Topology& topology, topo::LinkId
 class LinkSampler final : public pdes::TimeSampler {
  public:
   // `max_samples` must be even and at least 2.
-  LinkSampler(const topo::Topology& topology, pdes::SimTime interval, std::size_t max_samples);
+  LinkSampler(const topo::Topology& topology, SimTime interval, std::size_t max_samples);
   // Every device this rank owns, before the run.
   void add(const Device& device);
-  pdes::SimTime sample(pdes::SimTime at) override;
-  pdes::SimTime interval() const { return interval_; }
+  SimTime sample(SimTime at) override;
+  SimTime interval() const { return interval_; }
   // Collective: every rank's samples, combined on rank 0 (empty elsewhere).
   LinkSamples gather(pdes::Transport& transport) const;
 
  private:
   void halve();
   const topo::Topology& topology_;
-  pdes::SimTime interval_;
+  SimTime interval_;
   std::size_t max_samples_;
   std::vector<std::uint64_t> slot_;  // per local port: its link direction
   std::vector<const OutputPort*> ports_;

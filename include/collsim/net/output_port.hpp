@@ -11,7 +11,7 @@
 #include "collsim/net/packet.hpp"
 #include "collsim/net/ring_queue.hpp"
 #include "collsim/pdes/event.hpp"
-#include "collsim/pdes/sim_time.hpp"
+#include "collsim/common/sim_time.hpp"
 
 namespace collsim::net {
 
@@ -25,7 +25,7 @@ struct PortStats {
   std::uint64_t pauses_sent = 0;    // PFC pause frames sent upstream from this port's ingress
   std::uint64_t pauses_received = 0;
   std::uint64_t max_queue_bytes = 0;
-  pdes::SimTime busy;               // time spent transmitting
+  SimTime busy;               // time spent transmitting
 };
 
 class OutputPort {
@@ -36,23 +36,23 @@ class OutputPort {
     std::uint16_t peer_port = 0;    // the peer's port this link arrives on
     bool peer_is_host = false;
     Bandwidth bandwidth;
-    pdes::SimTime latency;          // propagation, plus the peer's switching latency
+    SimTime latency;          // propagation, plus the peer's switching latency
   };
 
   void connect(const Wire& wire) { wire_ = wire; }
   const Wire& wire() const { return wire_; }
 
-  bool idle(pdes::SimTime now) const { return busy_until_ <= now; }
-  pdes::SimTime busy_until() const { return busy_until_; }
+  bool idle(SimTime now) const { return busy_until_ <= now; }
+  SimTime busy_until() const { return busy_until_; }
   // Occupies the transmitter for `wire_bytes` from `start` (now, or when the packet on the
   // wire has left); returns when the last bit leaves.
-  pdes::SimTime transmit(pdes::SimTime start, std::uint32_t wire_bytes) {
+  SimTime transmit(SimTime start, std::uint32_t wire_bytes) {
     // Most packets on a port have the size of the one before.
     if (wire_bytes != last_wire_bytes_) {
       last_wire_bytes_ = wire_bytes;
-      last_duration_ = pdes::SimTime::ps(wire_.bandwidth.serialization_ps(wire_bytes));
+      last_duration_ = SimTime::ps(wire_.bandwidth.serialization_ps(wire_bytes));
     }
-    const pdes::SimTime duration = last_duration_;
+    const SimTime duration = last_duration_;
     busy_until_ = start + duration;
     stats_.busy += duration;
     ++stats_.packets;
@@ -63,9 +63,9 @@ class OutputPort {
   // A train of `packets` back-to-back packets of `packet_wire_bytes` each, each taking at least
   // `packet_time` (the time its bits take to arrive, when they come over a slower link);
   // returns when the last bit leaves.
-  pdes::SimTime transmit_train(pdes::SimTime start, std::uint32_t packet_wire_bytes, std::uint32_t packets,
-                               pdes::SimTime packet_time) {
-    const pdes::SimTime duration = packet_time * packets;
+  SimTime transmit_train(SimTime start, std::uint32_t packet_wire_bytes, std::uint32_t packets,
+                               SimTime packet_time) {
+    const SimTime duration = packet_time * packets;
     busy_until_ = start + duration;
     stats_.busy += duration;
     stats_.packets += packets;
@@ -77,14 +77,14 @@ class OutputPort {
   }
   // Whether a train is on the wire with a packet boundary ahead before its end: a control
   // frame goes out there, between two of its packets, as it would between packets.
-  bool mid_train(pdes::SimTime now) const {
+  bool mid_train(SimTime now) const {
     return busy_until_ == train_end_ && now >= train_start_ && next_boundary(now) < train_end_;
   }
   // Sends a frame of `wire_bytes` at the train's next packet boundary, delaying the rest of
   // the train by its time; returns when its last bit leaves.
-  pdes::SimTime insert_into_train(pdes::SimTime now, std::uint32_t wire_bytes) {
-    const pdes::SimTime at = next_boundary(now);
-    const auto duration = pdes::SimTime::ps(wire_.bandwidth.serialization_ps(wire_bytes));
+  SimTime insert_into_train(SimTime now, std::uint32_t wire_bytes) {
+    const SimTime at = next_boundary(now);
+    const auto duration = SimTime::ps(wire_.bandwidth.serialization_ps(wire_bytes));
     busy_until_ += duration;
     train_end_ = busy_until_;
     stats_.busy += duration;
@@ -134,9 +134,9 @@ class OutputPort {
     return static_cast<std::uint8_t>(__builtin_ctz(static_cast<unsigned>(nonempty_ & ~paused_)));
   }
   Wire wire_;
-  pdes::SimTime busy_until_;
+  SimTime busy_until_;
   std::uint32_t last_wire_bytes_ = 0;
-  pdes::SimTime last_duration_;
+  SimTime last_duration_;
   std::array<RingQueue<Packet>, kMaxClasses> queues_;
   std::array<std::uint64_t, kMaxClasses> class_bytes_{};
   std::uint64_t queued_bytes_ = 0;
@@ -144,13 +144,13 @@ class OutputPort {
   std::uint8_t paused_ = 0;    // bit c: class c is paused by PFC
   PortStats stats_;
   // The last train put on the wire (see transmit_train).
-  pdes::SimTime train_start_;
-  pdes::SimTime train_packet_time_;
-  pdes::SimTime train_end_ = pdes::SimTime::ps(-1);
-  pdes::SimTime next_boundary(pdes::SimTime now) const {
+  SimTime train_start_;
+  SimTime train_packet_time_;
+  SimTime train_end_ = SimTime::ps(-1);
+  SimTime next_boundary(SimTime now) const {
     const std::int64_t into = (now - train_start_).picoseconds();
     const std::int64_t each = train_packet_time_.picoseconds();
-    return train_start_ + pdes::SimTime::ps((into + each - 1) / each * each);
+    return train_start_ + SimTime::ps((into + each - 1) / each * each);
   }
 };
 

@@ -6,7 +6,7 @@
 
 #include "collsim/net/message.hpp"
 #include "collsim/pdes/event.hpp"
-#include "collsim/pdes/sim_time.hpp"
+#include "collsim/common/sim_time.hpp"
 
 namespace collsim::net {
 
@@ -48,7 +48,7 @@ struct Packet {
   std::uint16_t via = 0;         // Valiant/UGAL: the intermediate router's switch index + 1, 0 = none
   std::uint16_t in_port = 0;     // set by the sending port: the receiver's port it arrives on
   MessageHeader header;          // data packets: their message's header, for the receiver's application
-  pdes::SimTime sent;            // when its sender put it on the wire (echoed by ACKs)
+  SimTime sent;            // when its sender put it on the wire (echoed by ACKs)
 };
 static_assert(sizeof(Packet) == 48);
 static_assert(sizeof(Packet) <= pdes::kMaxPayloadBytes);

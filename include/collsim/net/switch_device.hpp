@@ -61,7 +61,7 @@ class Switch final : public Device {
   std::vector<std::array<std::uint64_t, kMaxClasses>> ingress_bytes_;  // per ingress port and class
   bool trains_;  // steady-state fast-forward is on: mark data packets that wait (kQueued)
   std::vector<std::array<bool, kMaxClasses>> upstream_paused_;
-  std::vector<pdes::SimTime> arbitration_lead_;  // per port: arbitration_lead_bytes on its wire
+  std::vector<SimTime> arbitration_lead_;  // per port: arbitration_lead_bytes on its wire
   SwitchStats stats_;
 };
 

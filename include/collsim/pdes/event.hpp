@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "collsim/pdes/sim_time.hpp"
+#include "collsim/common/sim_time.hpp"
 
 namespace collsim::pdes {
 

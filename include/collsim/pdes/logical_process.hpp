@@ -9,7 +9,7 @@
 #include "collsim/pdes/event.hpp"
 #include "collsim/pdes/handler.hpp"
 #include "collsim/pdes/random_stream.hpp"
-#include "collsim/pdes/sim_time.hpp"
+#include "collsim/common/sim_time.hpp"
 
 namespace collsim::pdes {
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "collsim/pdes/event.hpp"
-#include "collsim/pdes/sim_time.hpp"
+#include "collsim/common/sim_time.hpp"
 
 namespace collsim::pdes {
 

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "collsim/pdes/sim_time.hpp"
+#include "collsim/common/sim_time.hpp"
 
 namespace collsim::pdes {
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "collsim/pdes/sim_time.hpp"
+#include "collsim/common/sim_time.hpp"
 
 namespace collsim::pdes {
 

@@ -10,7 +10,7 @@
 #include "collsim/pdes/event_queue.hpp"
 #include "collsim/pdes/partition.hpp"
 #include "collsim/pdes/run_stats.hpp"
-#include "collsim/pdes/sim_time.hpp"
+#include "collsim/common/sim_time.hpp"
 #include "collsim/pdes/transport.hpp"
 
 namespace collsim::pdes_models {
@@ -19,9 +19,9 @@ struct PholdConfig {
   std::uint32_t lps = 1024;
   std::uint32_t events_per_lp = 16;
   double remote = 0.5;
-  pdes::SimTime lookahead = pdes::SimTime::us(1);
-  pdes::SimTime mean_delay = pdes::SimTime::ns(100);  // mean of the exponential part
-  pdes::SimTime end = pdes::SimTime::ms(1);
+  SimTime lookahead = SimTime::us(1);
+  SimTime mean_delay = SimTime::ns(100);  // mean of the exponential part
+  SimTime end = SimTime::ms(1);
   std::uint64_t seed = 1;
   pdes::PartitionMethod partition = pdes::PartitionMethod::Block;
   pdes::QueueKind queue = pdes::QueueKind::QuaternaryHeap;

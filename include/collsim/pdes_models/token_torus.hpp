@@ -11,7 +11,7 @@
 #include "collsim/pdes/event_queue.hpp"
 #include "collsim/pdes/partition.hpp"
 #include "collsim/pdes/run_stats.hpp"
-#include "collsim/pdes/sim_time.hpp"
+#include "collsim/common/sim_time.hpp"
 #include "collsim/pdes/transport.hpp"
 
 namespace collsim::pdes_models {
@@ -19,12 +19,12 @@ namespace collsim::pdes_models {
 struct TokenTorusConfig {
   std::uint32_t width = 8;
   std::uint32_t height = 8;
-  pdes::SimTime x_latency = pdes::SimTime::ns(500);
-  pdes::SimTime y_latency = pdes::SimTime::ns(700);
-  pdes::SimTime service = pdes::SimTime::ns(60);     // a router's time per token
-  pdes::SimTime mean_think = pdes::SimTime::us(2);   // a host's mean time between tokens
+  SimTime x_latency = SimTime::ns(500);
+  SimTime y_latency = SimTime::ns(700);
+  SimTime service = SimTime::ns(60);     // a router's time per token
+  SimTime mean_think = SimTime::us(2);   // a host's mean time between tokens
   std::uint32_t tokens_per_host = 4;                 // tokens each host keeps in circulation
-  pdes::SimTime end = pdes::SimTime::us(200);
+  SimTime end = SimTime::us(200);
   std::uint64_t seed = 1;
   pdes::PartitionMethod partition = pdes::PartitionMethod::Metis;
   pdes::QueueKind queue = pdes::QueueKind::QuaternaryHeap;

@@ -29,7 +29,7 @@ inline constexpr std::uint64_t kMaxGeneratedLinks = 1ull << 26;
 // One kind of link: bandwidth (each direction) and propagation latency.
 struct LinkSpec {
   Bandwidth bandwidth = Bandwidth::gbps(100);
-  pdes::SimTime latency = pdes::SimTime::us(1);
+  SimTime latency = SimTime::us(1);
 };
 
 // A generator parameter out of range; parameter() is its key in the YAML file.
@@ -91,9 +91,9 @@ struct RailParams {
   std::uint32_t servers_per_leaf = 0;   // 0: all servers on one leaf per rail
   std::uint32_t spines = 1;             // 0 only if the GPUs are connected without spines
   std::uint32_t uplinks_per_spine = 1;  // >= 1
-  LinkSpec nvlink{Bandwidth::gbps(2400), pdes::SimTime::ns(100)};
-  LinkSpec nic{Bandwidth::gbps(200), pdes::SimTime::ns(500)};
-  LinkSpec fabric_link{Bandwidth::gbps(200), pdes::SimTime::ns(500)};
+  LinkSpec nvlink{Bandwidth::gbps(2400), SimTime::ns(100)};
+  LinkSpec nic{Bandwidth::gbps(200), SimTime::ns(500)};
+  LinkSpec fabric_link{Bandwidth::gbps(200), SimTime::ns(500)};
   SwitchParams switch_params;
   SwitchParams nvswitch_params;
 };

@@ -13,7 +13,7 @@ namespace collsim::topo {
 struct LinkClass {
   LinkMedium medium = LinkMedium::Network;
   Bandwidth bandwidth;
-  pdes::SimTime latency;
+  SimTime latency;
   std::uint64_t count = 0;
 };
 
@@ -27,8 +27,8 @@ struct TopologyMetrics {
   std::vector<LinkClass> link_classes;  // by medium, then bandwidth, then latency
   Bandwidth min_link_bandwidth;
   Bandwidth max_link_bandwidth;
-  pdes::SimTime min_link_latency;
-  pdes::SimTime max_link_latency;
+  SimTime min_link_latency;
+  SimTime max_link_latency;
   std::uint32_t max_switch_ports = 0;  // largest radix in use
   std::uint32_t max_host_ports = 0;
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "collsim/common/units.hpp"
-#include "collsim/pdes/sim_time.hpp"
+#include "collsim/common/sim_time.hpp"
 
 namespace collsim::topo {
 
@@ -28,7 +28,7 @@ std::string_view to_string(NodeKind kind);
 
 // What a switch does with its buffers (the fabric's defaults come from the file's `switch:`).
 struct SwitchParams {
-  pdes::SimTime latency = pdes::SimTime::zero();  // from a packet's arrival to its enqueueing
+  SimTime latency = SimTime::zero();  // from a packet's arrival to its enqueueing
   std::uint64_t buffer_bytes = 32ull << 20;        // shared by all ports, or per port
   bool shared_buffer = true;
 };
@@ -51,7 +51,7 @@ struct Link {
   PortIndex port_a = 0;  // which port of a / of b this link is
   PortIndex port_b = 0;
   Bandwidth bandwidth;   // each direction
-  pdes::SimTime latency;  // propagation, each direction
+  SimTime latency;  // propagation, each direction
   LinkMedium medium = LinkMedium::Network;
 };
 
@@ -87,7 +87,7 @@ class Topology {
   // for a duplicate name; add_link for an unknown node, a self-loop, zero bandwidth, a
   // negative latency, or a node with 65535 ports.
   NodeId add_node(std::string name, NodeKind kind, SwitchParams params = {}, std::uint32_t server = 0);
-  LinkId add_link(NodeId a, NodeId b, Bandwidth bandwidth, pdes::SimTime latency, LinkMedium medium = LinkMedium::Network);
+  LinkId add_link(NodeId a, NodeId b, Bandwidth bandwidth, SimTime latency, LinkMedium medium = LinkMedium::Network);
   void set_name(std::string name) { name_ = std::move(name); }
   void set_kind(std::string kind) { kind_ = std::move(kind); }
   void set_torus(TorusShape shape) { torus_ = std::move(shape); }

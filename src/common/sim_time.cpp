@@ -1,7 +1,7 @@
-#include "collsim/pdes/sim_time.hpp"
+#include "collsim/common/sim_time.hpp"
 
 
-namespace collsim::pdes {
+namespace collsim {
 
 namespace {
 
@@ -94,4 +94,4 @@ std::string format_duration(SimTime t) {
   return out + std::string(unit->name);
 }
 
-}  // namespace collsim::pdes
+}  // namespace collsim

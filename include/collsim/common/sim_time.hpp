@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-namespace collsim::pdes {
+namespace collsim {
 
 class SimTime {
  public:
@@ -57,4 +57,4 @@ std::optional<SimTime> parse_duration(std::string_view text, std::string* error 
 // The shortest exact form with the largest unit that keeps it whole or short: "1.5us", "800ps".
 std::string format_duration(SimTime t);
 
-}  // namespace collsim::pdes
+}  // namespace collsim
