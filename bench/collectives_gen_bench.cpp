@@ -19,7 +19,7 @@
 namespace {
 
 using namespace collsim;
-using namespace collsim::coll;
+using namespace collsim::collectives;
 
 std::uint32_t bench_ranks() {
   const char* env = std::getenv("COLLSIM_BENCH_RANKS");

@@ -1,6 +1,6 @@
 // Speed of the LogGOPS mode: GOAL ops and events per second on a ring allreduce of
 // COLLSIM_BENCH_RANKS ranks (default 1024; the smoke test uses a small value), 256 MiB in
-// one channel, generated once by collsim::coll::generate and simulated per iteration with
+// one channel, generated once by collsim::collectives::generate and simulated per iteration with
 // LogGOPSim's default parameters. LogGOPSim itself claims more than 10^6 events/s.
 //
 //   ./build/release/bench/loggops_bench --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
@@ -23,14 +23,14 @@ std::uint32_t bench_ranks() {
 
 const goal::Schedule& ring_allreduce() {
   static const goal::Schedule schedule = [] {
-    coll::CollectiveSpec spec;
-    spec.collective = coll::Collective::Allreduce;
+    collectives::CollectiveSpec spec;
+    spec.collective = collectives::Collective::Allreduce;
     spec.algorithm = "ring";
     spec.num_ranks = bench_ranks();
     spec.bytes = std::uint64_t{256} << 20;
     spec.channels = 1;
-    spec.protocol = coll::Protocol::Simple;
-    return coll::generate(spec);
+    spec.protocol = collectives::Protocol::Simple;
+    return collectives::generate(spec);
   }();
   return schedule;
 }

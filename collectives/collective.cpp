@@ -4,7 +4,7 @@
 #include <cctype>
 #include <string>
 
-namespace collsim::coll {
+namespace collsim::collectives {
 namespace {
 
 // Lower case without '_' and '-', so "all_reduce", "AllReduce" and "allreduce" meet.
@@ -124,4 +124,4 @@ std::uint64_t wire_bytes(Protocol p, std::uint64_t data) {
   return data;
 }
 
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

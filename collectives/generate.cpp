@@ -5,9 +5,9 @@
 #include <string>
 
 #include "collsim/collectives/algorithm.hpp"
-#include "collsim/log/log.hpp"
+#include "collsim/logging/logging.hpp"
 
-namespace collsim::coll {
+namespace collsim::collectives {
 
 std::vector<goal::LocalOp> emit_member(const Plan& plan, std::uint32_t me, RankSink& sink,
                                        std::span<const goal::LocalOp> entry) {
@@ -64,7 +64,7 @@ goal::Schedule generate(const Plan& plan) {
   goal::ScheduleBuilder builder(plan.num_ranks);
   BuilderSink sink(builder);
   goal::Schedule schedule = build(plan, builder, sink);
-  logging::logger("coll").debug("generated {} {} over {} of {} rank(s): {} op(s)", to_string(plan.collective),
+  logging::logger("collectives").debug("generated {} {} over {} of {} rank(s): {} op(s)", to_string(plan.collective),
                                 plan.algorithm, plan.n, plan.num_ranks, schedule.num_ops());
   return schedule;
 }
@@ -77,4 +77,4 @@ AnnotatedSchedule generate_annotated(const Plan& plan) {
   return out;
 }
 
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-namespace collsim::coll {
+namespace collsim::collectives {
 
 std::string_view to_string(DataAction a) {
   switch (a) {
@@ -150,4 +150,4 @@ std::vector<goal::LocalOp> RankEmitter::finish() {
   return exits;
 }
 
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

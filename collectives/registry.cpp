@@ -3,7 +3,7 @@
 #include "algorithms/families.hpp"
 #include "collsim/collectives/algorithm.hpp"
 
-namespace collsim::coll {
+namespace collsim::collectives {
 namespace {
 
 std::vector<const Algorithm*> collect() {
@@ -26,4 +26,4 @@ const Algorithm* find_algorithm(Collective c, std::string_view name) {
   return nullptr;
 }
 
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

@@ -8,7 +8,7 @@
 #include "collsim/collectives/algorithm.hpp"
 #include "collsim/collectives/tuning.hpp"
 
-namespace collsim::coll {
+namespace collsim::collectives {
 namespace {
 
 [[noreturn]] void bad(const std::string& what) { throw std::invalid_argument(what); }
@@ -146,4 +146,4 @@ Plan make_plan(const CollectiveSpec& spec) {
   return plan;
 }
 
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

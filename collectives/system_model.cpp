@@ -3,7 +3,7 @@
 #include <cctype>
 #include <string>
 
-namespace collsim::coll {
+namespace collsim::collectives {
 
 std::string_view to_string(GpuArch a) {
   switch (a) {
@@ -27,4 +27,4 @@ std::optional<GpuArch> gpu_arch_from_name(std::string_view name) {
   return std::nullopt;
 }
 
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

@@ -7,7 +7,7 @@
 
 #include "collsim/collectives/algorithm.hpp"
 
-namespace collsim::coll {
+namespace collsim::collectives {
 namespace {
 
 // NCCL 2.30.7 src/graph/tuning.cc constants (reference/nccl.md section 3), indexed by
@@ -176,4 +176,4 @@ void choose_automatically(Plan& plan, bool protocol_fixed) {
   throw std::invalid_argument("auto: no algorithm available for " + std::string(to_string(c)));
 }
 
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace collsim::coll {
+namespace collsim::collectives {
 
 std::uint64_t UnitLayout::bytes(UnitRange r) const {
   if (r.end <= r.begin) return 0;
@@ -16,4 +16,4 @@ std::uint64_t UnitLayout::bytes(UnitRange r) const {
   return total;
 }
 
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

@@ -10,7 +10,7 @@
 #include <tuple>
 #include <vector>
 
-namespace collsim::coll {
+namespace collsim::collectives {
 namespace {
 
 constexpr std::uint32_t kNotMember = 0xFFFFFFFFu;
@@ -538,4 +538,4 @@ VerifyReport verify(const AnnotatedSchedule& annotated, const VerifyLimits& limi
   return report;
 }
 
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

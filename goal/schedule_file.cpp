@@ -6,7 +6,7 @@
 #include "collsim/common/mapped_file.hpp"
 #include "collsim/goal/binary_formats.hpp"
 #include "collsim/goal/text_format.hpp"
-#include "collsim/log/log.hpp"
+#include "collsim/logging/logging.hpp"
 
 namespace collsim::goal {
 

@@ -14,7 +14,7 @@
 
 #include "chakra_et.pb.h"
 #include "collsim/common/input_error.hpp"
-#include "collsim/log/log.hpp"
+#include "collsim/logging/logging.hpp"
 #include "collsim/traces/chakra_reader.hpp"
 #include "gzip_data.hpp"
 

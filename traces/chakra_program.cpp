@@ -23,16 +23,16 @@ TraceOrigin node_origin(const ChakraRankTrace& t, const ChakraNode& n) {
 }
 
 // Chakra's CollectiveCommType.
-std::optional<coll::Collective> collective_of(std::uint32_t comm_type) {
+std::optional<collectives::Collective> collective_of(std::uint32_t comm_type) {
   switch (comm_type) {
-    case 0: return coll::Collective::Allreduce;
-    case 1: return coll::Collective::Reduce;
-    case 2: return coll::Collective::Allgather;
-    case 5: return coll::Collective::Broadcast;
-    case 6: return coll::Collective::AllToAll;
+    case 0: return collectives::Collective::Allreduce;
+    case 1: return collectives::Collective::Reduce;
+    case 2: return collectives::Collective::Allgather;
+    case 5: return collectives::Collective::Broadcast;
+    case 6: return collectives::Collective::AllToAll;
     case 7:
-    case 8: return coll::Collective::ReduceScatter;  // REDUCE_SCATTER, REDUCE_SCATTER_BLOCK
-    case 9: return coll::Collective::Barrier;
+    case 8: return collectives::Collective::ReduceScatter;  // REDUCE_SCATTER, REDUCE_SCATTER_BLOCK
+    case 9: return collectives::Collective::Barrier;
     default: return std::nullopt;  // 3 GATHER, 4 SCATTER: no algorithm lowers them yet
   }
 }
@@ -69,7 +69,7 @@ struct GroupedCall {
   std::string group;             // the process group's key
   std::uint32_t task;            // in the rank's task list
   const ChakraNode* node;
-  coll::Collective collective;
+  collectives::Collective collective;
   std::uint64_t bytes;
 };
 
@@ -204,7 +204,7 @@ class ProgramBuilder {
             fail(t, n, "comm_type " + std::to_string(n.comm_type) +
                            (n.comm_type == 3 ? " (GATHER)" : n.comm_type == 4 ? " (SCATTER)" : "") + " cannot be replayed" +
                            " (supported: 0 ALL_REDUCE, 1 REDUCE, 2 ALL_GATHER, 5 BROADCAST, 6 ALL_TO_ALL, 7/8 REDUCE_SCATTER, 9 BARRIER)");
-          if (!n.has_comm_size && *c != coll::Collective::Barrier) fail(t, n, "a collective node needs a comm_size attribute");
+          if (!n.has_comm_size && *c != collectives::Collective::Barrier) fail(t, n, "a collective node needs a comm_size attribute");
           std::string key;
           const std::vector<goal::RankId>& group = group_of(t, n, key);
           if (std::find(group.begin(), group.end(), r) == group.end())
@@ -213,7 +213,7 @@ class ProgramBuilder {
           task.kind = ReplayTask::Kind::Collective;
           // comm_size is the per-rank input; an all-gather's size (as nccl-tests counts it) is
           // its output, comm_size x ranks.
-          const std::uint64_t bytes = *c == coll::Collective::Allgather ? n.comm_size * group.size() : n.comm_size;
+          const std::uint64_t bytes = *c == collectives::Collective::Allgather ? n.comm_size * group.size() : n.comm_size;
           b.calls.push_back({key, static_cast<std::uint32_t>(b.tasks.size()), &n, *c, bytes});
           break;
         }
@@ -257,7 +257,7 @@ class ProgramBuilder {
           c.collective = call.collective;
           c.bytes = call.bytes;
           c.root = call.node->root;
-          if (coll::has_root(c.collective) && c.root >= group.size())
+          if (collectives::has_root(c.collective) && c.root >= group.size())
             fail(t, *call.node, "root " + std::to_string(c.root) + " is not a member index of its group");
           c.group = group;
           c.origin = node_origin(t, *call.node);
@@ -268,8 +268,8 @@ class ProgramBuilder {
         if (c.collective != call.collective || c.bytes != call.bytes)
           fail(t, *call.node,
                "collective #" + std::to_string(k + 1) + " of process group '" + call.group + "' is " +
-                   std::string(coll::to_string(call.collective)) + " of " + std::to_string(call.bytes) + " B here but " +
-                   std::string(coll::to_string(c.collective)) + " of " + std::to_string(c.bytes) + " B at " + c.origin.text());
+                   std::string(collectives::to_string(call.collective)) + " of " + std::to_string(call.bytes) + " B here but " +
+                   std::string(collectives::to_string(c.collective)) + " of " + std::to_string(c.bytes) + " B at " + c.origin.text());
         built[r].tasks[call.task].collective = list[k];
       }
     }

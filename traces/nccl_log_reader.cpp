@@ -8,7 +8,7 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "collsim/log/log.hpp"
+#include "collsim/logging/logging.hpp"
 
 #include "nccl_log_line.hpp"
 
@@ -38,13 +38,13 @@ struct Communicator {
   std::vector<goal::RankId> global;          // comm rank -> global rank
 };
 
-std::optional<coll::Collective> collective_of(const std::string& op) {
-  if (op == "AllReduce") return coll::Collective::Allreduce;
-  if (op == "AllGather") return coll::Collective::Allgather;
-  if (op == "ReduceScatter") return coll::Collective::ReduceScatter;
-  if (op == "Broadcast") return coll::Collective::Broadcast;
-  if (op == "Reduce") return coll::Collective::Reduce;
-  if (op == "AlltoAll") return coll::Collective::AllToAll;
+std::optional<collectives::Collective> collective_of(const std::string& op) {
+  if (op == "AllReduce") return collectives::Collective::Allreduce;
+  if (op == "AllGather") return collectives::Collective::Allgather;
+  if (op == "ReduceScatter") return collectives::Collective::ReduceScatter;
+  if (op == "Broadcast") return collectives::Collective::Broadcast;
+  if (op == "Reduce") return collectives::Collective::Reduce;
+  if (op == "AlltoAll") return collectives::Collective::AllToAll;
   return std::nullopt;
 }
 
@@ -242,14 +242,14 @@ class LogReader {
                                          first.origin.text() + " is " + first.call.op + " count " + std::to_string(first.call.count) +
                                          " datatype " + std::to_string(first.call.datatype) + " root " + std::to_string(first.call.root));
       }
-      const coll::Collective kind = *collective_of(first.call.op);
-      const bool per_rank_count = kind == coll::Collective::Allgather || kind == coll::Collective::ReduceScatter ||
-                                  kind == coll::Collective::AllToAll;
+      const collectives::Collective kind = *collective_of(first.call.op);
+      const bool per_rank_count = kind == collectives::Collective::Allgather || kind == collectives::Collective::ReduceScatter ||
+                                  kind == collectives::Collective::AllToAll;
       CollectiveCall call;
       call.collective = kind;
       call.bytes = bytes_of(first, per_rank_count ? comm.nranks : 1);
       call.root = first.call.root;
-      if (coll::has_root(kind) && call.root >= comm.nranks)
+      if (collectives::has_root(kind) && call.root >= comm.nranks)
         throw first.origin.error("root " + std::to_string(call.root) + " is not a rank of the communicator");
       call.group = comm.global;
       call.origin = calls_[m[0]].origin;

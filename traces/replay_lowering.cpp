@@ -10,13 +10,13 @@
 namespace collsim::traces {
 namespace {
 
-std::vector<coll::Plan> plan_collectives(const ReplayProgram& p, const coll::CollectiveSpec& shape) {
-  std::vector<coll::Plan> plans;
+std::vector<collectives::Plan> plan_collectives(const ReplayProgram& p, const collectives::CollectiveSpec& shape) {
+  std::vector<collectives::Plan> plans;
   plans.reserve(p.collectives.size());
   // Tags above every tag the trace's own messages use; each collective takes [tag, tag + channels).
   std::uint64_t next_tag = std::uint64_t{p.max_tag} + 1;
   for (const CollectiveCall& c : p.collectives) {
-    coll::CollectiveSpec spec = shape;
+    collectives::CollectiveSpec spec = shape;
     spec.collective = c.collective;
     spec.num_ranks = p.num_ranks;
     spec.group = c.group;
@@ -25,9 +25,9 @@ std::vector<coll::Plan> plan_collectives(const ReplayProgram& p, const coll::Col
     spec.first_cpu = kCommunicationCpu;
     spec.tag = static_cast<std::uint32_t>(next_tag);
     try {
-      plans.push_back(coll::make_plan(spec));
+      plans.push_back(collectives::make_plan(spec));
     } catch (const std::invalid_argument& e) {
-      throw c.origin.error(std::string("cannot lower ") + std::string(coll::to_string(c.collective)) + ": " + e.what());
+      throw c.origin.error(std::string("cannot lower ") + std::string(collectives::to_string(c.collective)) + ": " + e.what());
     }
     next_tag += plans.back().channels;
     if (next_tag >= goal::kAnyTag)
@@ -42,12 +42,12 @@ void append_unique(std::vector<goal::LocalOp>& to, const std::vector<goal::Local
 
 }  // namespace
 
-LoweredReplay lower_replay(const ReplayProgram& p, const coll::CollectiveSpec& shape) {
-  const std::vector<coll::Plan> plans = plan_collectives(p, shape);
+LoweredReplay lower_replay(const ReplayProgram& p, const collectives::CollectiveSpec& shape) {
+  const std::vector<collectives::Plan> plans = plan_collectives(p, shape);
   LoweredReplay out;
   for (std::size_t i = 0; i < p.collectives.size(); ++i) {
     const CollectiveCall& c = p.collectives[i];
-    out.collectives.push_back({std::string(coll::to_string(c.collective)), plans[i].algorithm, c.bytes, c.group,
+    out.collectives.push_back({std::string(collectives::to_string(c.collective)), plans[i].algorithm, c.bytes, c.group,
                                c.origin.text(), {}});
   }
   for (const Transfer& t : p.transfers) out.collectives.push_back({"send", "", t.bytes, {t.from, t.to}, t.origin.text(), {}});
@@ -59,26 +59,26 @@ LoweredReplay lower_replay(const ReplayProgram& p, const coll::CollectiveSpec& s
       member[(std::uint64_t{p.collectives[ci].group[m]} << 32) | ci] = m;
 
   goal::ScheduleBuilder builder(p.num_ranks);
-  coll::BuilderSink sink(builder);
+  collectives::BuilderSink sink(builder);
   for (goal::RankId r = 0; r < p.num_ranks; ++r) {
     builder.begin_rank(r);
     const std::vector<ReplayTask>& tasks = p.ranks[r];
     std::vector<std::vector<goal::LocalOp>> exits(tasks.size());  // what later work waits for
-    std::vector<goal::LocalOp> first(tasks.size(), coll::kNoOp);   // the task's first op
+    std::vector<goal::LocalOp> first(tasks.size(), collectives::kNoOp);   // the task's first op
     for (std::uint32_t i = 0; i < tasks.size(); ++i) {
       const ReplayTask& task = tasks[i];
       std::vector<goal::LocalOp> entry;
       for (std::uint32_t d : task.after) append_unique(entry, exits[d]);
       // "Started" of a task that added nothing (a member with no part) falls back to finished.
       for (std::uint32_t d : task.after_start)
-        if (first[d] == coll::kNoOp) append_unique(entry, exits[d]);
+        if (first[d] == collectives::kNoOp) append_unique(entry, exits[d]);
       std::sort(entry.begin(), entry.end());
       entry.erase(std::unique(entry.begin(), entry.end()), entry.end());
 
       if (task.kind == ReplayTask::Kind::Collective) {
         const goal::LocalOp begin = builder.ops_in_current_rank();
         std::vector<goal::LocalOp> done =
-            coll::emit_member(plans[task.collective], member.at((std::uint64_t{r} << 32) | task.collective), sink, entry);
+            collectives::emit_member(plans[task.collective], member.at((std::uint64_t{r} << 32) | task.collective), sink, entry);
         goal::LocalOp end = builder.ops_in_current_rank();
         if (end == begin && p.collectives[task.collective].group.size() == 1) {
           // A collective of one member moves nothing and ends as soon as what it waits for
@@ -103,7 +103,7 @@ LoweredReplay lower_replay(const ReplayProgram& p, const coll::CollectiveSpec& s
       const goal::LocalOp index = builder.add(op);
       for (goal::LocalOp e : entry) builder.add_requires(index, e);
       for (std::uint32_t d : task.after_start)
-        if (first[d] != coll::kNoOp) builder.add_irequires(index, first[d]);
+        if (first[d] != collectives::kNoOp) builder.add_irequires(index, first[d]);
       if (task.transfer != kNoIndex) out.collectives[p.collectives.size() + task.transfer].ops.push_back({r, index, index + 1});
       first[i] = index;
       exits[i] = {index};

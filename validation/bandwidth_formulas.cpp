@@ -4,17 +4,17 @@
 
 namespace collsim::validation {
 
-double busbw_factor(coll::Collective c, std::uint32_t n) {
+double busbw_factor(collectives::Collective c, std::uint32_t n) {
   const double nn = n == 0 ? 1.0 : static_cast<double>(n);
   switch (c) {
-    case coll::Collective::Allreduce: return 2.0 * (nn - 1.0) / nn;
-    case coll::Collective::Allgather:
-    case coll::Collective::ReduceScatter:
-    case coll::Collective::AllToAll: return (nn - 1.0) / nn;
-    case coll::Collective::Broadcast:
-    case coll::Collective::Reduce:
-    case coll::Collective::SendRecv:
-    case coll::Collective::Barrier: return 1.0;
+    case collectives::Collective::Allreduce: return 2.0 * (nn - 1.0) / nn;
+    case collectives::Collective::Allgather:
+    case collectives::Collective::ReduceScatter:
+    case collectives::Collective::AllToAll: return (nn - 1.0) / nn;
+    case collectives::Collective::Broadcast:
+    case collectives::Collective::Reduce:
+    case collectives::Collective::SendRecv:
+    case collectives::Collective::Barrier: return 1.0;
   }
   return 1.0;
 }
@@ -23,21 +23,21 @@ double algbw_gbps(std::uint64_t bytes, double time_us) {
   return time_us > 0 ? static_cast<double>(bytes) / time_us / 1e3 : 0.0;
 }
 
-double busbw_gbps(coll::Collective c, std::uint32_t n, std::uint64_t bytes, double time_us) {
+double busbw_gbps(collectives::Collective c, std::uint32_t n, std::uint64_t bytes, double time_us) {
   return algbw_gbps(bytes, time_us) * busbw_factor(c, n);
 }
 
-double time_us_from_busbw(coll::Collective c, std::uint32_t n, std::uint64_t bytes, double busbw) {
+double time_us_from_busbw(collectives::Collective c, std::uint32_t n, std::uint64_t bytes, double busbw) {
   return busbw > 0 ? static_cast<double>(bytes) * busbw_factor(c, n) / busbw / 1e3 : 0.0;
 }
 
-std::optional<std::uint32_t> ranks_from_ratio(coll::Collective c, double ratio) {
+std::optional<std::uint32_t> ranks_from_ratio(collectives::Collective c, double ratio) {
   double n = 0;
-  if (c == coll::Collective::Allreduce) {
+  if (c == collectives::Collective::Allreduce) {
     if (ratio >= 2.0 || ratio < 1.0) return std::nullopt;  // 2(n-1)/n is in [1, 2) for n >= 2
     n = 2.0 / (2.0 - ratio);
-  } else if (c == coll::Collective::Allgather || c == coll::Collective::ReduceScatter ||
-             c == coll::Collective::AllToAll) {
+  } else if (c == collectives::Collective::Allgather || c == collectives::Collective::ReduceScatter ||
+             c == collectives::Collective::AllToAll) {
     if (ratio >= 1.0 || ratio < 0.5) return std::nullopt;
     n = 1.0 / (1.0 - ratio);
   } else {
@@ -57,12 +57,12 @@ std::optional<std::uint32_t> element_bytes(std::string_view t) {
   return std::nullopt;
 }
 
-std::uint64_t expected_count(coll::Collective c, std::uint32_t n, std::uint64_t size, std::uint32_t elt) {
+std::uint64_t expected_count(collectives::Collective c, std::uint32_t n, std::uint64_t size, std::uint32_t elt) {
   const std::uint64_t elements = elt == 0 ? 0 : size / elt;
   switch (c) {
-    case coll::Collective::Allgather:
-    case coll::Collective::ReduceScatter:
-    case coll::Collective::AllToAll: return n == 0 ? 0 : elements / n;
+    case collectives::Collective::Allgather:
+    case collectives::Collective::ReduceScatter:
+    case collectives::Collective::AllToAll: return n == 0 ? 0 : elements / n;
     default: return elements;
   }
 }

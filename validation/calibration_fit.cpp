@@ -12,11 +12,11 @@ namespace collsim::validation {
 namespace {
 
 // Allreduce passes the ring twice (reduce-scatter, then allgather), the others once.
-double ring_passes(const RunValidation& v) { return v.setup.collective == coll::Collective::Allreduce ? 2.0 : 1.0; }
+double ring_passes(const RunValidation& v) { return v.setup.collective == collectives::Collective::Allreduce ? 2.0 : 1.0; }
 // Rounds of a one-node ring: ranks - 1 per pass.
 double ring_rounds(const RunValidation& v) { return ring_passes(v) * (v.setup.ranks - 1); }
 bool simple_ring(const SizeComparison& s) {
-  return s.path == coll::ChunkPath::Ring && s.protocol == coll::Protocol::Simple;
+  return s.path == collectives::ChunkPath::Ring && s.protocol == collectives::Protocol::Simple;
 }
 
 
@@ -36,7 +36,7 @@ bool nics_limit(const RunValidation& v, bool ll128, const ModelParameters& p) {
 // collective do not outvote another's). With one round count only the fixed part moves.
 void fit_simple_latency(const std::map<double, std::vector<double>>& shift_by_rounds, ModelParameters& p) {
   if (shift_by_rounds.empty()) return;
-  const coll::ProtocolCosts nccl = coll::protocol_costs(coll::Protocol::Simple);
+  const collectives::ProtocolCosts nccl = collectives::protocol_costs(collectives::Protocol::Simple);
   double launch = p.simple_launch_us >= 0 ? p.simple_launch_us : p.launch_us >= 0 ? p.launch_us : nccl.launch_ns / 1e3;
   double step = p.simple_step_us >= 0 ? p.simple_step_us : p.step_us >= 0 ? p.step_us : nccl.step_ns / 1e3;
   double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
@@ -59,10 +59,10 @@ void fit_simple_latency(const std::map<double, std::vector<double>>& shift_by_ro
 double network_crossings(const RunValidation& v, const SizeComparison& s) {
   const double nodes = v.setup.nodes;
   switch (s.path) {
-    case coll::ChunkPath::Tree: return 2 * std::ceil(std::log2(nodes));
-    case coll::ChunkPath::Ring: return ring_passes(v) * (nodes - 1);
-    case coll::ChunkPath::Chain:
-    case coll::ChunkPath::Other: break;
+    case collectives::ChunkPath::Tree: return 2 * std::ceil(std::log2(nodes));
+    case collectives::ChunkPath::Ring: return ring_passes(v) * (nodes - 1);
+    case collectives::ChunkPath::Chain:
+    case collectives::ChunkPath::Other: break;
   }
   return 1;
 }
@@ -82,7 +82,7 @@ Informs informs(const RunValidation& v, const SizeComparison& s, const ModelPara
   // collectives tell its fixed part from its per-round part.
   if (s.bytes < (64u << 20)) return v.setup.nodes == 1 && simple_ring(s) ? Informs::SimpleLatency : Informs::Nothing;
   if (s.nvls) return Informs::NvlsEfficiency;
-  const bool ll128 = s.protocol == coll::Protocol::LL128;
+  const bool ll128 = s.protocol == collectives::Protocol::LL128;
   if (v.setup.nodes == 1 || !nics_limit(v, ll128, p)) return Informs::GpuLinkEfficiency;
   return ll128 ? Informs::Ll128NetworkEfficiency : Informs::NicEfficiency;
 }

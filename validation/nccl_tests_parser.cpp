@@ -427,13 +427,13 @@ LogFile read_nccl_tests_log(const std::string& path) {
   return parse_nccl_tests_log(s.str(), path);
 }
 
-std::optional<coll::Collective> collective_from_program(std::string_view program) {
+std::optional<collectives::Collective> collective_from_program(std::string_view program) {
   std::string p(program);
   for (const char* suffix : {"_mpi", "_perf"}) {
     const std::string s(suffix);
     if (p.size() > s.size() && p.compare(p.size() - s.size(), s.size(), s) == 0) p.resize(p.size() - s.size());
   }
-  return coll::collective_from_name(p);
+  return collectives::collective_from_name(p);
 }
 
 }  // namespace collsim::validation

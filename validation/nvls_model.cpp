@@ -5,7 +5,7 @@
 
 namespace collsim::validation {
 
-double nccl_nvls_efficiency(coll::GpuArch arch) { return arch == coll::GpuArch::Blackwell ? 0.74 : 0.85; }
+double nccl_nvls_efficiency(collectives::GpuArch arch) { return arch == collectives::GpuArch::Blackwell ? 0.74 : 0.85; }
 
 double nvls_model_time_us(const SystemPreset& p, std::uint32_t ranks, std::uint32_t channels, std::uint64_t bytes,
                           std::uint32_t nodes, double inter_latency_us) {

@@ -22,7 +22,7 @@ const Measurement* best_measurement(const TestRun& run) {
   return best;
 }
 
-std::optional<coll::Collective> collective_from_shape(const TestRun& run, std::string& source) {
+std::optional<collectives::Collective> collective_from_shape(const TestRun& run, std::string& source) {
   const Measurement* m = best_measurement(run);
   if (run.rows.empty()) return std::nullopt;
   if (!m || m->algbw <= 0) {
@@ -30,7 +30,7 @@ std::optional<coll::Collective> collective_from_shape(const TestRun& run, std::s
     const ResultRow& row = run.rows.front();
     if (row.redop == "sum" && !(row.root && *row.root >= 0)) {
       source = "redop 'sum', bandwidths too small to tell (allreduce assumed)";
-      return coll::Collective::Allreduce;
+      return collectives::Collective::Allreduce;
     }
     return std::nullopt;
   }
@@ -38,25 +38,25 @@ std::optional<coll::Collective> collective_from_shape(const TestRun& run, std::s
   const ResultRow& row = run.rows.front();
   const bool rooted = row.root && *row.root >= 0;
   source = "busbw/algbw " + std::to_string(ratio).substr(0, 6) + ", redop '" + row.redop + "'";
-  if (ratio > 1.02) return coll::Collective::Allreduce;
+  if (ratio > 1.02) return collectives::Collective::Allreduce;
   if (ratio < 0.98) {
     if (row.redop == "none") {
       source += " (allgather and alltoall print alike; allgather assumed)";
-      return coll::Collective::Allgather;
+      return collectives::Collective::Allgather;
     }
-    return coll::Collective::ReduceScatter;
+    return collectives::Collective::ReduceScatter;
   }
-  if (rooted) return row.redop == "none" ? coll::Collective::Broadcast : coll::Collective::Reduce;
-  return coll::Collective::SendRecv;
+  if (rooted) return row.redop == "none" ? collectives::Collective::Broadcast : collectives::Collective::Reduce;
+  return collectives::Collective::SendRecv;
 }
 
-std::optional<coll::Collective> collective_from_notes(const TestRun& run, std::string& source) {
+std::optional<collectives::Collective> collective_from_notes(const TestRun& run, std::string& source) {
   static const std::regex kName(R"(\b(AllReduce|all_reduce|AllGather|all_gather|ReduceScatter|reduce_scatter|AlltoAll|alltoall|Broadcast|broadcast|SendRecv|sendrecv)\b)");
   for (const std::string& note : run.notes) {
     std::smatch m;
     if (std::regex_search(note, m, kName)) {
       source = "comment '" + m[1].str() + "'";
-      return coll::collective_from_name(m[1].str());
+      return collectives::collective_from_name(m[1].str());
     }
   }
   return std::nullopt;
@@ -65,7 +65,7 @@ std::optional<coll::Collective> collective_from_notes(const TestRun& run, std::s
 // busbw / (size/time) is the factor: averaged over the rows whose values carry at least three
 // significant digits, inverted for n. Printed rounding leaves a window of plausible n; a rank
 // count from the device lines, else a multiple of 8 (GPUs per server), inside it is preferred.
-std::optional<std::uint32_t> ranks_from_rows(const TestRun& run, coll::Collective c, int device_candidate,
+std::optional<std::uint32_t> ranks_from_rows(const TestRun& run, collectives::Collective c, int device_candidate,
                                              std::string& source) {
   double sum = 0, sum_sq = 0;
   int k = 0;
@@ -84,7 +84,7 @@ std::optional<std::uint32_t> ranks_from_rows(const TestRun& run, coll::Collectiv
   const double spread = std::max(2e-4, k > 1 ? std::sqrt(std::max(0.0, sum_sq / k - mean * mean)) : 0.0);
   // d(factor)/dn is 2/n^2 (allreduce) or 1/n^2: the window in n is n^2/2 * spread, or n^2 * spread.
   const double nn = *n;
-  const double half_window = std::max(0.5, (c == coll::Collective::Allreduce ? nn * nn / 2 : nn * nn) * spread);
+  const double half_window = std::max(0.5, (c == collectives::Collective::Allreduce ? nn * nn / 2 : nn * nn) * spread);
   source = "busbw/algbw ratio over " + std::to_string(k) + " values";
   if (device_candidate > 1 && std::fabs(device_candidate - nn) <= half_window) {
     source += ", agrees with the highest device rank";
@@ -186,7 +186,7 @@ double half_ulp(const std::string& text) { return 0.5 * std::pow(10.0, -decimals
 
 }  // namespace
 
-std::vector<Finding> check_consistency(const TestRun& run, coll::Collective c, std::uint32_t n) {
+std::vector<Finding> check_consistency(const TestRun& run, collectives::Collective c, std::uint32_t n) {
   std::vector<Finding> out;
   const double factor = busbw_factor(c, n);
   auto fmt = [](double v) {
@@ -201,7 +201,7 @@ std::vector<Finding> check_consistency(const TestRun& run, coll::Collective c, s
       if (auto elt = element_bytes(r.type)) {
         const std::uint64_t want = expected_count(c, n, r.size, *elt);
         if (want != r.count)
-          out.push_back({r.line, "count " + std::to_string(r.count) + " but " + std::string(coll::to_string(c)) +
+          out.push_back({r.line, "count " + std::to_string(r.count) + " but " + std::string(collectives::to_string(c)) +
                                      " of " + std::to_string(r.size) + " B of " + r.type + " on " + std::to_string(n) +
                                      " ranks has count " + std::to_string(want)});
       }
@@ -242,7 +242,7 @@ std::vector<Finding> check_consistency(const TestRun& run, coll::Collective c, s
   return out;
 }
 
-void derive_summary_times(TestRun& run, coll::Collective c, std::uint32_t n) {
+void derive_summary_times(TestRun& run, collectives::Collective c, std::uint32_t n) {
   for (ResultRow& r : run.rows) {
     for (auto* m : {&r.out_of_place, &r.in_place}) {
       if (!*m || !(*m)->derived) continue;

@@ -102,7 +102,7 @@ ValidationSetup resolve_setup(const TestRun& run, const ValidationRequest& reque
     s.gpus_per_thread = std::max<std::uint32_t>(1, facts.gpus_per_thread);
     s.gpus_per_thread_source = facts.gpus_per_thread != 0 ? facts.gpus_per_thread_source : "not printed (1 assumed)";
   }
-  if (const auto asked = coll::protocol_from_name(request.protocol); asked && *asked != coll::Protocol::Auto) {
+  if (const auto asked = collectives::protocol_from_name(request.protocol); asked && *asked != collectives::Protocol::Auto) {
     s.protocol = request.protocol;
     s.protocol_source = "--proto";
   } else if (s.preset.network_simple_only && s.nodes > 1) {

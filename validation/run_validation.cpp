@@ -38,9 +38,9 @@ RunValidation validate_run(const TestRun& log_run, std::size_t run_index, const 
   if (request.asks_nvls() && !nvls_possible(setup))
     throw OptionError("--algo", "nvls is emulated only for allreduce on one or two full nodes of a preset with NVLS (" +
                                     setup.preset.name + ", " + std::to_string(setup.nodes) + " node(s))");
-  const auto proto = coll::protocol_from_name(request.protocol);
+  const auto proto = collectives::protocol_from_name(request.protocol);
   const std::string collnet = request.asks_collnet_chain() ? "CollNetChain" : "CollNetDirect";
-  if (request.asks_collnet() && proto && *proto != coll::Protocol::Auto && *proto != coll::Protocol::Simple)
+  if (request.asks_collnet() && proto && *proto != collectives::Protocol::Auto && *proto != collectives::Protocol::Simple)
     throw OptionError("--proto", collnet + " runs the Simple protocol only, not " + request.protocol);
   if (request.asks_collnet() && !setup.preset.sharp)
     throw OptionError("--algo", request.algorithm + " needs a network that reduces in its switches (SHARP), and " +

@@ -14,7 +14,7 @@
 namespace collsim::validation {
 
 std::string Choice::key() const {
-  return algorithm + "/" + std::string(coll::to_string(protocol)) + "/" + std::to_string(tree_share);
+  return algorithm + "/" + std::string(collectives::to_string(protocol)) + "/" + std::to_string(tree_share);
 }
 
 std::string SubRing::describe(std::uint32_t all_nodes) const {
@@ -25,17 +25,17 @@ std::string SubRing::describe(std::uint32_t all_nodes) const {
 
 namespace {
 
-const coll::Algorithm& algorithm_of(const coll::Plan& plan) {
-  const coll::Algorithm* a = coll::find_algorithm(plan.collective, plan.algorithm);
+const collectives::Algorithm& algorithm_of(const collectives::Plan& plan) {
+  const collectives::Algorithm* a = collectives::find_algorithm(plan.collective, plan.algorithm);
   if (a == nullptr) throw std::logic_error("no registered algorithm " + plan.algorithm);
   return *a;
 }
 
-coll::ChunkPath path_of(const coll::Plan& plan) { return algorithm_of(plan).path; }
+collectives::ChunkPath path_of(const collectives::Plan& plan) { return algorithm_of(plan).path; }
 
 
-coll::CollectiveSpec base_spec(const ValidationSetup& s, const ValidationRequest& r, std::uint64_t bytes) {
-  coll::CollectiveSpec spec;
+collectives::CollectiveSpec base_spec(const ValidationSetup& s, const ValidationRequest& r, std::uint64_t bytes) {
+  collectives::CollectiveSpec spec;
   spec.collective = s.collective;
   spec.algorithm = r.algorithm;
   spec.num_ranks = s.ranks;
@@ -45,15 +45,15 @@ coll::CollectiveSpec base_spec(const ValidationSetup& s, const ValidationRequest
   // NCCL binds each channel's connections to one NIC of the job's GPUs, and point-to-point to
   // the GPU's own.
   spec.nics = s.nics.count;
-  spec.nic_of_rank = s.collective == coll::Collective::AllToAll || s.collective == coll::Collective::SendRecv;
+  spec.nic_of_rank = s.collective == collectives::Collective::AllToAll || s.collective == collectives::Collective::SendRecv;
   if (spec.nic_of_rank) spec.rank_nics = s.nics.of_gpu;
   // Channels the log's NCCL INFO reports are what NCCL's search found for these links, so the
   // links' bandwidth is split over them; a channel count cut with --channels (to bound the
   // simulation) does not make a channel faster, so the preset's split holds then.
   spec.system = tuning_system(s.preset, s.nodes, s.channels_source == kChannelsFromLog ? s.channels : 0,
                                           s.gpus_per_node);
-  const auto proto = coll::protocol_from_name(s.protocol);
-  spec.protocol = proto ? *proto : coll::Protocol::Auto;
+  const auto proto = collectives::protocol_from_name(s.protocol);
+  spec.protocol = proto ? *proto : collectives::Protocol::Auto;
   if (r.parameters.launch_us >= 0) spec.launch_ns = std::llround(r.parameters.launch_us * 1000);
   if (r.parameters.step_us >= 0) spec.step_ns = std::llround(r.parameters.step_us * 1000);
   return spec;
@@ -69,24 +69,24 @@ std::uint32_t mtu_for(std::uint64_t chunk) {
 
 bool nvls_possible(const ValidationSetup& s) {
   const bool full_nodes = s.ranks == s.nodes * s.gpus_per_node && s.gpus_per_node > 2;
-  return s.preset.nvls && s.nodes <= 2 && full_nodes && s.collective == coll::Collective::Allreduce;
+  return s.preset.nvls && s.nodes <= 2 && full_nodes && s.collective == collectives::Collective::Allreduce;
 }
 
 // Only when asked for, as NCCL runs CollNet only with NCCL_COLLNET_ENABLE=1 and a
 // SHARP-capable network.
 bool collnet_chain_possible(const ValidationSetup& s) {
   const bool full_nodes = s.ranks == s.nodes * s.gpus_per_node;
-  return s.nodes >= 2 && full_nodes && s.preset.nics_per_node > 0 && s.collective == coll::Collective::Allreduce;
+  return s.nodes >= 2 && full_nodes && s.preset.nics_per_node > 0 && s.collective == collectives::Collective::Allreduce;
 }
 
 namespace {
 
 // NCCL picks NVLS when its model says it is faster than the best ring/tree choice.
-bool nvls_chosen(const ValidationSetup& s, const ValidationRequest& r, const coll::Plan& plan) {
+bool nvls_chosen(const ValidationSetup& s, const ValidationRequest& r, const collectives::Plan& plan) {
   if (!nvls_possible(s)) return false;
   if (r.asks_nvls()) return true;
   if (r.algorithm != "auto" || s.protocol != "auto") return false;
-  const std::vector<coll::TuningCandidate> c = coll::tuning_candidates(plan);
+  const std::vector<collectives::TuningCandidate> c = collectives::tuning_candidates(plan);
   return c.empty() || nvls_model_time_us(s.preset, s.ranks, s.channels, plan.bytes, s.nodes,
                                                  plan.system.inter_latency_us) < c.front().time_us;
 }
@@ -96,9 +96,9 @@ bool nvls_chosen(const ValidationSetup& s, const ValidationRequest& r, const col
 // traffic. Our NICs hang off the node switch, so the switch buffers a window of them instead of
 // pausing the GPU's NVLink port, which would stall its chain too (8% slower at 256 MiB on
 // 12 x 8 H100): the bytes a switch holds from one ingress before it pauses it.
-std::uint64_t in_network_window(const ValidationSetup& s, const coll::Plan& plan) {
+std::uint64_t in_network_window(const ValidationSetup& s, const collectives::Plan& plan) {
   const auto& nodes = plan.helper_nodes;
-  if (std::find(nodes.begin(), nodes.end(), coll::kInNetwork) == nodes.end()) return 0;
+  if (std::find(nodes.begin(), nodes.end(), collectives::kInNetwork) == nodes.end()) return 0;
   const std::uint64_t channels_per_gpu = (plan.channels + s.gpus_per_node - 1) / s.gpus_per_node;
   const std::uint64_t window = channels_per_gpu * plan.max_in_flight * plan.chunk_bytes;
   return window + window / 64 + 256 * 1024;
@@ -109,7 +109,7 @@ std::uint64_t in_network_window(const ValidationSetup& s, const coll::Plan& plan
 // chunks here do not. The same share of every link's rate slows the simulated tree alike
 // (log 03's 2-node Simple trees: 50.6% -> 18.6% at >= 1 MiB; see validation/REPORT.md).
 Choice with_tree_share(Choice c, std::uint64_t bytes) {
-  if (c.path == coll::ChunkPath::Tree) c.tree_share = coll::tree_correction(c.protocol, bytes);
+  if (c.path == collectives::ChunkPath::Tree) c.tree_share = collectives::tree_correction(c.protocol, bytes);
   return c;
 }
 
@@ -117,18 +117,18 @@ Choice with_tree_share(Choice c, std::uint64_t bytes) {
 
 Choice choose(const ValidationSetup& s, const ValidationRequest& r, std::uint64_t bytes) {
   // CollNet runs Simple only (NCCL's LL and LL128 bandwidths for it are 0).
-  if (r.asks_collnet()) return {false, r.algorithm, coll::ChunkPath::Other, coll::Protocol::Simple};
-  coll::CollectiveSpec spec = base_spec(s, r, bytes);
+  if (r.asks_collnet()) return {false, r.algorithm, collectives::ChunkPath::Other, collectives::Protocol::Simple};
+  collectives::CollectiveSpec spec = base_spec(s, r, bytes);
   if (r.asks_nvls()) spec.algorithm = "auto";
-  const coll::Plan plan = coll::make_plan(spec);
+  const collectives::Plan plan = collectives::make_plan(spec);
   if (nvls_chosen(s, r, plan))
-    return {true, s.nodes > 1 ? "nvls_tree" : "nvls", coll::ChunkPath::Other, coll::Protocol::Simple};
+    return {true, s.nodes > 1 ? "nvls_tree" : "nvls", collectives::ChunkPath::Other, collectives::Protocol::Simple};
   // NCCL_ALGO fixes the algorithm only: NCCL still tunes the protocol by size (log 28 runs
   // LL at small sizes under NCCL_ALGO=RING). Candidates come from the "auto" plan.
   if (r.algorithm != "auto" && !r.asks_nvls() && s.protocol == "auto") {
-    coll::CollectiveSpec tuned = spec;
+    collectives::CollectiveSpec tuned = spec;
     tuned.algorithm = "auto";
-    if (const auto proto = coll::tuned_protocol(coll::make_plan(tuned), plan.algorithm))
+    if (const auto proto = collectives::tuned_protocol(collectives::make_plan(tuned), plan.algorithm))
       return with_tree_share({false, plan.algorithm, path_of(plan), *proto}, bytes);
   }
   return with_tree_share({false, plan.algorithm, path_of(plan), plan.protocol}, bytes);
@@ -137,8 +137,8 @@ Choice choose(const ValidationSetup& s, const ValidationRequest& r, std::uint64_
 namespace {
 
 // A ring sends at least one message per rank, channel and round whatever its chunks.
-std::uint64_t least_ring_ops(coll::Collective c, std::uint32_t ranks, std::uint32_t channels) {
-  return 2 * coll::ring_steps(c, ranks) * ranks * channels;  // a send and a receive each
+std::uint64_t least_ring_ops(collectives::Collective c, std::uint32_t ranks, std::uint32_t channels) {
+  return 2 * collectives::ring_steps(c, ranks) * ranks * channels;  // a send and a receive each
 }
 
 // A ring too large to build (1440 ranks over 8 channels: 66 M ops, and minutes and gigabytes
@@ -152,14 +152,14 @@ std::uint64_t least_ring_ops(coll::Collective c, std::uint32_t ranks, std::uint3
 std::optional<SubRing> sub_ring(const ValidationSetup& s, const ValidationRequest& r) {
   const std::uint64_t least = least_ring_ops(s.collective, s.ranks, s.channels);
   if (least <= r.max_ops) return std::nullopt;
-  const bool rounds_of_chunks = s.collective == coll::Collective::Allreduce ||
-                                s.collective == coll::Collective::Allgather ||
-                                s.collective == coll::Collective::ReduceScatter;
+  const bool rounds_of_chunks = s.collective == collectives::Collective::Allreduce ||
+                                s.collective == collectives::Collective::Allgather ||
+                                s.collective == collectives::Collective::ReduceScatter;
   const bool whole_nodes = s.ranks == s.nodes * s.gpus_per_node;
   for (std::uint32_t k = s.nodes - 1; rounds_of_chunks && whole_nodes && k >= 2; --k) {
     const std::uint32_t n = k * s.gpus_per_node;
     if (least_ring_ops(s.collective, n, s.channels) <= r.max_ops)
-      return SubRing{n, k, coll::ring_steps(s.collective, s.ranks), coll::ring_steps(s.collective, n)};
+      return SubRing{n, k, collectives::ring_steps(s.collective, s.ranks), collectives::ring_steps(s.collective, n)};
   }
   std::string why = rounds_of_chunks && whole_nodes && s.nodes > 2
                         ? "; a ring over 2 whole nodes, the smallest that stands in for it, needs " +
@@ -169,7 +169,7 @@ std::optional<SubRing> sub_ring(const ValidationSetup& s, const ValidationReques
   throw std::runtime_error("a ring of " + std::to_string(s.ranks) + " ranks over " + std::to_string(s.channels) +
                            " channel(s) needs at least " + std::to_string(least) +
                            " GOAL ops per size (a send and a receive per rank, channel and each of " +
-                           std::to_string(coll::ring_steps(s.collective, s.ranks)) + " rounds), above --max-ops " +
+                           std::to_string(collectives::ring_steps(s.collective, s.ranks)) + " rounds), above --max-ops " +
                            std::to_string(r.max_ops) + why +
                            ": raise --max-ops, give fewer --channels, or another --algo");
 }
@@ -177,19 +177,19 @@ std::optional<SubRing> sub_ring(const ValidationSetup& s, const ValidationReques
 }  // namespace
 
 Lowered lower(const ValidationSetup& s, const ValidationRequest& r, std::uint64_t bytes, const Choice& choice) {
-  coll::CollectiveSpec spec = base_spec(s, r, bytes);
+  collectives::CollectiveSpec spec = base_spec(s, r, bytes);
   spec.algorithm = choice.algorithm;
   spec.protocol = choice.protocol;
-  if (choice.protocol == coll::Protocol::Simple) {
+  if (choice.protocol == collectives::Protocol::Simple) {
     if (r.parameters.simple_launch_us >= 0) spec.launch_ns = std::llround(r.parameters.simple_launch_us * 1000);
     if (r.parameters.simple_step_us >= 0) spec.step_ns = std::llround(r.parameters.simple_step_us * 1000);
   }
   std::optional<SubRing> sub;
-  if (choice.path == coll::ChunkPath::Ring && (sub = sub_ring(s, r))) {
+  if (choice.path == collectives::ChunkPath::Ring && (sub = sub_ring(s, r))) {
     spec.num_ranks = sub->ranks;
     spec.bytes = std::max<std::uint64_t>(1, bytes * sub->ranks / s.ranks);
   }
-  coll::Plan plan = coll::make_plan(spec);
+  collectives::Plan plan = collectives::make_plan(spec);
   std::uint64_t chunk = plan.chunk_bytes;
   const std::uint64_t per_channel_block = std::max<std::uint64_t>(1, plan.block_bytes() / plan.channels);
   // A ring keeps every rank busy on another block each step, so ~8 chunks per block suffice. A
@@ -198,7 +198,7 @@ Lowered lower(const ValidationSetup& s, const ValidationRequest& r, std::uint64_
   // costs about depth chunk times, so 16 chunks per hop keep that near 6% (NCCL's own chunks
   // are small enough that it hardly pays it).
   std::uint64_t pieces = 8;
-  const coll::Algorithm& algorithm = algorithm_of(plan);
+  const collectives::Algorithm& algorithm = algorithm_of(plan);
   const std::uint64_t depth = algorithm.pipeline_depth ? algorithm.pipeline_depth(plan) : 0;
   const std::uint64_t ops_per_step = std::max<std::uint32_t>(1, algorithm.ops_per_step);
   if (depth > 0) {
@@ -222,8 +222,8 @@ Lowered lower(const ValidationSetup& s, const ValidationRequest& r, std::uint64_
   // once the GPU has written all of it (Plan::steps_per_network_message, network_step_ns).
   // It is not the default: the 72-deep chains of two NVL72 racks (log 34) need it, but a
   // 2-node H100 training log (25) fits the default better (see validation/REPORT.md).
-  const bool fine_protocol = (algorithm.path == coll::ChunkPath::Chain || algorithm.path == coll::ChunkPath::Tree) &&
-                             plan.protocol != coll::Protocol::Simple;
+  const bool fine_protocol = (algorithm.path == collectives::ChunkPath::Chain || algorithm.path == collectives::ChunkPath::Tree) &&
+                             plan.protocol != collectives::Protocol::Simple;
   const bool streams = r.streaming_hops && fine_protocol;
   const std::uint64_t finer = std::max<std::uint64_t>(4096, piece);
   const auto steps_of = [&](std::uint64_t c) { return std::max<std::uint64_t>(1, (per_channel_block + c - 1) / c); };
@@ -236,11 +236,11 @@ Lowered lower(const ValidationSetup& s, const ValidationRequest& r, std::uint64_
       const std::uint64_t per_chunk = chunk / finer;
       spec.max_in_flight = static_cast<std::uint32_t>(
           std::clamp<std::uint64_t>(std::uint64_t{plan.max_in_flight} * per_chunk, plan.max_in_flight, 64));
-      if (algorithm.path == coll::ChunkPath::Tree && s.nodes > 1)
+      if (algorithm.path == collectives::ChunkPath::Tree && s.nodes > 1)
         spec.steps_per_network_message = static_cast<std::uint32_t>(std::min<std::uint64_t>(per_chunk, 1u << 20));
       chunk = finer;
     }
-  } else if (fine_protocol && algorithm.path == coll::ChunkPath::Chain && per_channel_block / chunk < pieces &&
+  } else if (fine_protocol && algorithm.path == collectives::ChunkPath::Chain && per_channel_block / chunk < pieces &&
              steps_of(finer) > steps_of(chunk)) {
     spec.step_ns = static_cast<std::int64_t>(static_cast<double>(plan.step_ns) * static_cast<double>(steps_of(chunk)) /
                                              static_cast<double>(steps_of(finer)));
@@ -248,25 +248,25 @@ Lowered lower(const ValidationSetup& s, const ValidationRequest& r, std::uint64_
   }
   if (chunk != plan.chunk_bytes || streams) {
     spec.chunk_bytes = chunk;
-    plan = coll::make_plan(spec);
+    plan = collectives::make_plan(spec);
   }
-  goal::Schedule schedule = coll::generate(plan);
+  goal::Schedule schedule = collectives::generate(plan);
   while (schedule.num_ops() > r.max_ops && plan.chunk_bytes < per_channel_block) {
     spec.chunk_bytes = plan.chunk_bytes * 2;
     spec.steps_per_network_message = std::max<std::uint32_t>(1, spec.steps_per_network_message / 2);
-    plan = coll::make_plan(spec);
-    schedule = coll::generate(plan);
+    plan = collectives::make_plan(spec);
+    schedule = collectives::generate(plan);
   }
   const std::uint32_t mtu = mtu_for(plan.chunk_bytes);
   const double nic_factor =
-      plan.protocol == coll::Protocol::LL128 && s.nodes > 1 ? r.parameters.ll128_network_efficiency : 1.0;
+      plan.protocol == collectives::Protocol::LL128 && s.nodes > 1 ? r.parameters.ll128_network_efficiency : 1.0;
   const std::uint64_t min_xoff = in_network_window(s, plan);
   return {std::move(plan), std::move(schedule), mtu, min_xoff, sub, hop_latency_ns, streams, nic_factor,
           choice.tree_share};
 }
 
 std::string Lowered::description() const {
-  std::string text = plan.algorithm + " " + std::string(coll::to_string(plan.protocol)) + " x" +
+  std::string text = plan.algorithm + " " + std::string(collectives::to_string(plan.protocol)) + " x" +
                      std::to_string(plan.channels) + (streams ? " streaming" : "");
   if (tree_share < 1.0) {
     char note[64];
@@ -308,7 +308,7 @@ double wire_floor_us(const goal::Schedule& schedule, const topo::Topology& topol
 std::uint64_t largest_simulated_size(const ValidationSetup& s, const ValidationRequest& r, const Choice& choice) {
   const double factor = std::max(1.0, busbw_factor(s.collective, s.ranks)) * (nvls_possible(s) ? 2.0 : 1.0);
   double senders = s.ranks;
-  if (choice.path == coll::ChunkPath::Ring)
+  if (choice.path == collectives::ChunkPath::Ring)
     if (const std::optional<SubRing> sub = sub_ring(s, r)) senders = static_cast<double>(sub->ranks) * sub->ranks / s.ranks;
   const double cap = static_cast<double>(r.max_packets) * 32768.0 / (senders * factor);
   std::uint64_t size = 1ull << 20;

@@ -119,7 +119,7 @@ SystemPreset read_system_file(const std::string& path) {
   if (const Field* f = m.find("gpu")) p.gpu = config::read_string(r, *f);
   if (const Field* f = m.find("arch")) {
     const std::string s = config::scalar(r, *f, "volta, ampere, hopper or blackwell");
-    const auto arch = coll::gpu_arch_from_name(s);
+    const auto arch = collectives::gpu_arch_from_name(s);
     if (!arch) r.fail(f->value, "key 'arch': expected volta, ampere, hopper or blackwell, found '" + s + "'");
     p.arch = *arch;
   }
@@ -175,7 +175,7 @@ SystemPreset read_system_file(const std::string& path) {
            "nvls needs intra_node: nvswitch (NVLS reduces inside the NVSwitch), the system has " +
                std::string(to_string(p.intra)));
   }
-  if (p.nvls && p.arch != coll::GpuArch::Hopper && p.arch != coll::GpuArch::Blackwell) {
+  if (p.nvls && p.arch != collectives::GpuArch::Hopper && p.arch != collectives::GpuArch::Blackwell) {
     const Field* f = m.find("nvls");
     r.fail(f ? f->value : m.find("arch")->value, "nvls needs a Hopper or Blackwell GPU (NVSwitch 3 and later)");
   }

@@ -2,14 +2,14 @@
 #include <cctype>
 #include <stdexcept>
 
-#include "collsim/log/log.hpp"
+#include "collsim/logging/logging.hpp"
 #include "collsim/validation/nic_affinity.hpp"
 #include "collsim/validation/system_preset.hpp"
 
 namespace collsim::validation {
 namespace {
 
-SystemPreset preset(std::string name, std::string description, std::string gpu, coll::GpuArch arch,
+SystemPreset preset(std::string name, std::string description, std::string gpu, collectives::GpuArch arch,
                     std::uint32_t gpus, IntraNode intra, double gpu_gbytes, double gpu_latency_ns, bool nvls,
                     std::uint32_t nics, double nic_gbits, double nic_latency_ns, std::uint32_t channels) {
   return {std::move(name), std::move(description), std::move(gpu), arch, gpus, intra, gpu_gbytes, gpu_latency_ns, nvls,
@@ -51,7 +51,7 @@ SystemPreset simple_only_across_nodes(SystemPreset p) {
 
 // Numbers from reference/nccl.md section 5 (vendor line rates) unless said otherwise.
 std::vector<SystemPreset> build() {
-  using coll::GpuArch;
+  using collectives::GpuArch;
   return {
       with_sharp(preset("dgx-a100", "DGX/HGX A100: 8 GPUs, NVSwitch NVLink3 300 GB/s per GPU, 8x HDR 200G InfiniBand",
                         "A100", GpuArch::Ampere, 8, IntraNode::NvSwitch, 300, 100, false, 8, 200, 500, 24)),
@@ -160,9 +160,9 @@ std::optional<SystemPreset> find_system_preset(std::string_view name) {
   return std::nullopt;
 }
 
-coll::SystemModel tuning_system(const SystemPreset& p, std::uint32_t nodes, std::uint32_t channels_run,
+collectives::SystemModel tuning_system(const SystemPreset& p, std::uint32_t nodes, std::uint32_t channels_run,
                                 std::uint32_t gpus_used) {
-  coll::SystemModel s;
+  collectives::SystemModel s;
   s.arch = p.arch;
   // The run's channels share the node's links: per-channel bandwidth times channels is the
   // link, whatever the channel count (NCCL's per-channel caps then depend on the count).

@@ -20,7 +20,7 @@ namespace {
 
 // Dense tensor-core peaks (no sparsity) per DType in the order FP32, TF32, BF16, FP16, FP8,
 // and HBM bandwidth, from the vendors' data sheets for the SXM parts.
-DeviceSpec make(std::string name, coll::GpuArch arch, std::array<double, 5> tflops, double tb_per_s) {
+DeviceSpec make(std::string name, collectives::GpuArch arch, std::array<double, 5> tflops, double tb_per_s) {
   DeviceSpec d;
   d.name = std::move(name);
   for (std::size_t i = 0; i < tflops.size(); ++i) d.peak_flops[i] = tflops[i] * 1e12;
@@ -35,10 +35,10 @@ DeviceSpec make(std::string name, coll::GpuArch arch, std::array<double, 5> tflo
 
 const std::vector<DeviceSpec>& presets() {
   static const std::vector<DeviceSpec> all = {
-      make("A100", coll::GpuArch::Ampere, {19.5, 156, 312, 312, 0}, 2.039),
-      make("H100", coll::GpuArch::Hopper, {67, 494.5, 989, 989, 1979}, 3.35),
-      make("H200", coll::GpuArch::Hopper, {67, 494.5, 989, 989, 1979}, 4.8),
-      make("B200", coll::GpuArch::Blackwell, {80, 1100, 2250, 2250, 4500}, 8.0),
+      make("A100", collectives::GpuArch::Ampere, {19.5, 156, 312, 312, 0}, 2.039),
+      make("H100", collectives::GpuArch::Hopper, {67, 494.5, 989, 989, 1979}, 3.35),
+      make("H200", collectives::GpuArch::Hopper, {67, 494.5, 989, 989, 1979}, 4.8),
+      make("B200", collectives::GpuArch::Blackwell, {80, 1100, 2250, 2250, 4500}, 8.0),
   };
   return all;
 }

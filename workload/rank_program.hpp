@@ -21,7 +21,7 @@ namespace collsim::workload::lowering {
 
 using goal::LocalOp;
 using goal::RankId;
-using coll::kNoOp;
+using collectives::kNoOp;
 
 // Every rank's part of every collective, for the HDF5 record (only the whole step keeps them).
 struct CollectiveSpans {
@@ -50,13 +50,13 @@ inline std::uint32_t stream_tag(Stream s, std::uint64_t index) {
 
 // Where a rank program's ops go (the whole step's builder, or a piece of a stream), noting
 // each op's role and the bytes each dimension sends.
-class StepSink : public coll::RankSink {
+class StepSink : public collectives::RankSink {
  public:
   explicit StepSink(std::array<std::uint64_t, kDimensions>& bytes_sent) : bytes_sent_(bytes_sent) {}
   void set_role(OpRole r) { role_ = r; }
   // The index the next op of this rank gets.
   LocalOp next_op() const { return added_; }
-  LocalOp add(const goal::Op& op, const coll::Payload&) final {
+  LocalOp add(const goal::Op& op, const collectives::Payload&) final {
     const LocalOp i = put(op, role_);
     ++added_;
     if (op.kind == goal::OpKind::Send && role_ != OpRole::Compute)
@@ -153,11 +153,11 @@ class RankProgram {
   }
 
   // ---- collectives -----------------------------------------------------------------------
-  const std::string& algorithm(coll::Collective c) const {
+  const std::string& algorithm(collectives::Collective c) const {
     switch (c) {
-      case coll::Collective::Allgather: return w_.comm.allgather;
-      case coll::Collective::ReduceScatter: return w_.comm.reduce_scatter;
-      case coll::Collective::AllToAll: return w_.comm.alltoall;
+      case collectives::Collective::Allgather: return w_.comm.allgather;
+      case collectives::Collective::ReduceScatter: return w_.comm.reduce_scatter;
+      case collectives::Collective::AllToAll: return w_.comm.alltoall;
       default: return w_.comm.allreduce;
     }
   }
@@ -173,8 +173,8 @@ class RankProgram {
     return {rank_};
   }
 
-  coll::CollectiveSpec spec_of(Stream s, coll::Collective c, std::uint64_t bytes) const {
-    coll::CollectiveSpec spec;
+  collectives::CollectiveSpec spec_of(Stream s, collectives::Collective c, std::uint64_t bytes) const {
+    collectives::CollectiveSpec spec;
     spec.collective = c;
     spec.algorithm = algorithm(c);
     spec.num_ranks = layout_.world();
@@ -196,22 +196,22 @@ class RankProgram {
     return spec;
   }
 
-  coll::Plan& plan(Stream s, coll::Collective c, std::uint64_t bytes) {
+  collectives::Plan& plan(Stream s, collectives::Collective c, std::uint64_t bytes) {
     const auto key = std::make_tuple(static_cast<int>(s), static_cast<int>(c), bytes);
     auto it = plans_.find(key);
     if (it != plans_.end()) return it->second;
-    const coll::CollectiveSpec spec = spec_of(s, c, bytes);
+    const collectives::CollectiveSpec spec = spec_of(s, c, bytes);
     try {
-      return plans_.emplace(key, coll::make_plan(spec)).first->second;
+      return plans_.emplace(key, collectives::make_plan(spec)).first->second;
     } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument("workload: cannot plan the " + std::string(coll::to_string(c)) + " of " +
+      throw std::invalid_argument("workload: cannot plan the " + std::string(collectives::to_string(c)) + " of " +
                                   std::to_string(bytes) + " bytes on " + std::to_string(spec.group.size()) +
                                   " ranks: " + e.what());
     }
   }
 
-  std::uint32_t span_name(Stream s, coll::Collective c) {
-    const std::string name = std::string(stream_name(s)) + " " + std::string(coll::to_string(c));
+  std::uint32_t span_name(Stream s, collectives::Collective c) {
+    const std::string name = std::string(stream_name(s)) + " " + std::string(collectives::to_string(c));
     auto& names = spans_->names;
     const auto it = std::find(names.begin(), names.end(), name);
     if (it != names.end()) return static_cast<std::uint32_t>(it - names.begin());
@@ -231,7 +231,7 @@ class RankProgram {
   // How a collective planned as `key` is reused, when it is: the barrier over its group, this
   // member's calc after it and the bytes the member would have sent.
   struct Reused {
-    coll::Plan barrier;
+    collectives::Plan barrier;
     std::uint64_t after_barrier_ns = 0;
     std::uint64_t bytes_sent = 0;
   };
@@ -253,37 +253,37 @@ class RankProgram {
   // A collective is reused only where its timing alone can hold: blocking (TP, EP), inside
   // one node, and nothing else of the step crossing that node's NVLink to its members.
   // Decided once per planned collective: its repeats only look the answer up.
-  Reused* reused(Stream s, const coll::Plan& pl, std::uint32_t me) {
+  Reused* reused(Stream s, const collectives::Plan& pl, std::uint32_t me) {
     if (!options_.reuse || (s != Stream::TP && s != Stream::EP)) return nullptr;
     const auto key = std::make_tuple(static_cast<int>(s), static_cast<int>(pl.collective), pl.bytes);
     auto it = reused_plans_.find(key);
     if (it == reused_plans_.end()) it = reused_plans_.emplace(key, decide_reuse(s, pl, me)).first;
     return it->second ? &*it->second : nullptr;
   }
-  std::optional<Reused> decide_reuse(Stream s, const coll::Plan& pl, std::uint32_t me) const {
+  std::optional<Reused> decide_reuse(Stream s, const collectives::Plan& pl, std::uint32_t me) const {
     if (pl.ranks_per_node < pl.n || !node_carries_only(s)) return std::nullopt;
     // The barrier starts with the collective's launch, which holds the cpu as the
     // collective's own would (a pipeline send ready at the same instant waits behind it),
     // and has no step latency: its time is subtracted from the member's time alone, and
     // the cheaper it is, the more collectives take at least as long and can be reused.
-    coll::CollectiveSpec spec = spec_of(s, coll::Collective::Barrier, 0);
+    collectives::CollectiveSpec spec = spec_of(s, collectives::Collective::Barrier, 0);
     spec.algorithm = "dissemination";
     spec.channels = 1;
-    spec.protocol = coll::Protocol::Simple;
+    spec.protocol = collectives::Protocol::Simple;
     spec.launch_ns = pl.launch_ns;
     spec.step_ns = spec.network_step_ns = 0;
-    coll::Plan barrier = coll::make_plan(spec);
+    collectives::Plan barrier = collectives::make_plan(spec);
     const std::span<const std::uint64_t> after = options_.reuse->after_barrier_ns(pl, barrier);
     if (after.empty()) return std::nullopt;
-    coll::CountingSink count;
-    coll::emit_member(pl, me, count);
+    collectives::CountingSink count;
+    collectives::emit_member(pl, me, count);
     return Reused{std::move(barrier), after[me], count.bytes_sent};
   }
 
   // Emits this rank's part after `entry`; returns the ops that end it (empty: nothing to do).
-  std::vector<LocalOp> collective(Stream s, coll::Collective c, std::uint64_t bytes, std::span<const LocalOp> entry) {
+  std::vector<LocalOp> collective(Stream s, collectives::Collective c, std::uint64_t bytes, std::span<const LocalOp> entry) {
     if (bytes == 0) return {};
-    coll::Plan& pl = plan(s, c, bytes);
+    collectives::Plan& pl = plan(s, c, bytes);
     if (pl.n <= 1) return {};
     std::uint64_t& counter = counters_[static_cast<std::size_t>(s)];
     pl.tag = stream_tag(s, counter++ * kMaxChannels);
@@ -294,28 +294,28 @@ class RankProgram {
     std::vector<LocalOp> exits;
     if (Reused* r = reused(s, pl, me)) {
       r->barrier.tag = pl.tag;
-      const std::vector<LocalOp> met = coll::emit_member(r->barrier, me, sink_, entry);
+      const std::vector<LocalOp> met = collectives::emit_member(r->barrier, me, sink_, entry);
       const LocalOp rest = sink_.add(goal::Op::calc(r->after_barrier_ns, kReuseCpu), {});
       for (LocalOp m : met) sink_.add_requires(rest, m);
       sink_.add_sent_bytes(r->bytes_sent);
       exits = {rest};
       ++reused_;
     } else {
-      exits = coll::emit_member(pl, me, sink_, entry);
+      exits = collectives::emit_member(pl, me, sink_, entry);
     }
     if (spans_) spans_->spans.push_back({rank_, span_name(s, c), first, sink_.next_op()});
     return exits;
   }
 
   // A collective the compute waits for.
-  void blocking(Stream s, coll::Collective c, std::uint64_t bytes) {
+  void blocking(Stream s, collectives::Collective c, std::uint64_t bytes) {
     const std::vector<LocalOp> entry = frontier();
     std::vector<LocalOp> exits = collective(s, c, bytes, entry);
     if (!exits.empty()) inputs_ = std::move(exits);
   }
 
   // A collective on a side stream (DP buckets), after `after` and the stream's previous one.
-  std::vector<LocalOp>& side(Stream s, coll::Collective c, std::uint64_t bytes, std::span<const LocalOp> after) {
+  std::vector<LocalOp>& side(Stream s, collectives::Collective c, std::uint64_t bytes, std::span<const LocalOp> after) {
     std::vector<LocalOp>& tail = s == Stream::ExpertDP ? expert_dp_tail_ : dp_tail_;
     std::vector<LocalOp> entry(after.begin(), after.end());
     entry.insert(entry.end(), tail.begin(), tail.end());
@@ -356,19 +356,19 @@ class RankProgram {
   void tp_reduce(bool to_sequence_shards) {
     if (p_.tp <= 1) return;
     const std::uint64_t a = costs_.tp_activation_bytes;
-    blocking(Stream::TP, to_sequence_shards ? coll::Collective::ReduceScatter : coll::Collective::Allreduce, a);
+    blocking(Stream::TP, to_sequence_shards ? collectives::Collective::ReduceScatter : collectives::Collective::Allreduce, a);
   }
   void tp_gather() {
-    if (p_.tp > 1 && p_.sp) blocking(Stream::TP, coll::Collective::Allgather, costs_.tp_activation_bytes);
+    if (p_.tp > 1 && p_.sp) blocking(Stream::TP, collectives::Collective::Allgather, costs_.tp_activation_bytes);
   }
   void expert_alltoall() {
-    if (p_.ep > 1) blocking(Stream::EP, coll::Collective::AllToAll, costs_.moe_alltoall_bytes);
+    if (p_.ep > 1) blocking(Stream::EP, collectives::Collective::AllToAll, costs_.moe_alltoall_bytes);
   }
   void gather_params(const LayerCosts& l) {
     if (p_.zero != DpSharding::Zero3 || p_.dp <= 1) return;
     const std::uint64_t bytes = l.dense_params * bytes_of(w_.model.dtype);
     // Gathers run ahead on the DP stream, in order: prefetching without a memory limit.
-    const std::vector<LocalOp> tail = side(Stream::DP, coll::Collective::Allgather, bytes, {});
+    const std::vector<LocalOp> tail = side(Stream::DP, collectives::Collective::Allgather, bytes, {});
     inputs_.insert(inputs_.end(), tail.begin(), tail.end());
   }
 
@@ -448,8 +448,8 @@ class RankProgram {
   }
 
   // ---- gradients and the optimizer ---------------------------------------------------------
-  coll::Collective gradient_collective() const {
-    return p_.zero == DpSharding::None ? coll::Collective::Allreduce : coll::Collective::ReduceScatter;
+  collectives::Collective gradient_collective() const {
+    return p_.zero == DpSharding::None ? collectives::Collective::Allreduce : collectives::Collective::ReduceScatter;
   }
 
   void gradients_ready(const LayerCosts& l) {
@@ -467,7 +467,7 @@ class RankProgram {
       dense_bucket_ = 0;
     }
     if (expert_bucket_ > 0 && (all || expert_bucket_ >= p_.bucket_bytes)) {
-      side(Stream::ExpertDP, coll::Collective::Allreduce, expert_bucket_, after);
+      side(Stream::ExpertDP, collectives::Collective::Allreduce, expert_bucket_, after);
       expert_bucket_ = 0;
     }
   }
@@ -492,7 +492,7 @@ class RankProgram {
     if (p_.zero == DpSharding::Zero1 || p_.zero == DpSharding::Zero2) {
       const std::vector<LocalOp> after{step_op};
       for (std::uint64_t params_in_bucket : gathered_after_step_)
-        side(Stream::DP, coll::Collective::Allgather, params_in_bucket * bytes_of(w_.model.dtype), after);
+        side(Stream::DP, collectives::Collective::Allgather, params_in_bucket * bytes_of(w_.model.dtype), after);
     }
   }
 
@@ -520,7 +520,7 @@ class RankProgram {
   std::uint64_t dense_bucket_ = 0, expert_bucket_ = 0;
   std::vector<std::uint64_t> gathered_after_step_;  // ZeRO-1/2: parameters per bucket
   std::array<std::uint64_t, 6> counters_{};
-  std::map<std::tuple<int, int, std::uint64_t>, coll::Plan> plans_;
+  std::map<std::tuple<int, int, std::uint64_t>, collectives::Plan> plans_;
   std::map<std::tuple<int, int, std::uint64_t>, std::optional<Reused>> reused_plans_;
 };
 

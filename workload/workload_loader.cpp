@@ -9,7 +9,7 @@
 
 #include "collsim/common/input_error.hpp"
 #include "collsim/config/yaml_map.hpp"
-#include "collsim/log/log.hpp"
+#include "collsim/logging/logging.hpp"
 #include "collsim/workload/compute_model.hpp"
 
 namespace collsim::workload {
@@ -207,7 +207,7 @@ CommSpec read_comm(const Reader& r, const Field& f) {
   if (const Field* x = m.find("chunk")) c.chunk_bytes = read_bytes(r, *x);
   if (const Field* x = m.find("protocol")) {
     const std::string s = read_string(r, *x);
-    const auto p = coll::protocol_from_name(s);
+    const auto p = collectives::protocol_from_name(s);
     if (!p) r.fail(x->value, "key 'protocol': expected auto, LL, LL128 or Simple, found '" + s + "'");
     c.protocol = *p;
   }

@@ -8,7 +8,7 @@
 
 #include "collsim/collectives/algorithm.hpp"
 
-namespace collsim::coll {
+namespace collsim::collectives {
 namespace {
 
 // Not pipelined: as in MPI, each round is one message per channel.
@@ -43,4 +43,4 @@ extern const Algorithm kAllgatherBruck{
     "bruck", Collective::Allgather,
     "Bruck: ceil(log2 n) rounds sending all held blocks to rank - 2^k; any n without folding", slices, emit};
 
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

@@ -8,7 +8,7 @@
 #include "algorithms/gather_scatter_fold.hpp"
 #include "collsim/collectives/algorithm.hpp"
 
-namespace collsim::coll {
+namespace collsim::collectives {
 namespace {
 
 // Not pipelined: as in MPI, each round is one message per channel, up to S/2.
@@ -57,4 +57,4 @@ extern const Algorithm kAllgatherRecursiveDoubling{
     "recursive doubling: log2(n) exchanges of doubling size with rank ^ 2^k; other n fold extra ranks in", slices,
     emit};
 
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

@@ -5,7 +5,7 @@
 #include "algorithms/ring_schedule.hpp"
 #include "collsim/collectives/algorithm.hpp"
 
-namespace collsim::coll {
+namespace collsim::collectives {
 namespace {
 
 // The n blocks of a slice already cut the data into n pieces, so a slice is one message.
@@ -21,4 +21,4 @@ extern const Algorithm kAllgatherRing{"ring", Collective::Allgather,
                                       "NCCL ring: n-1 steps passing blocks around a ring, pipelined in chunks", slices,
                                       emit, nullptr, nullptr, 1, false, ChunkPath::Ring};
 
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

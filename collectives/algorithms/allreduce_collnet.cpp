@@ -20,7 +20,7 @@
 
 #include "collsim/collectives/algorithm.hpp"
 
-namespace collsim::coll {
+namespace collsim::collectives {
 namespace {
 
 std::vector<std::uint32_t> one_aggregation_per_rail(const Plan& plan) {
@@ -164,4 +164,4 @@ extern const Algorithm kAllreduceCollNetDirect{
     direct_slices, emit_direct, unsupported, nullptr, 1, true, ChunkPath::Other, nullptr, 0,
     one_aggregation_per_rail};
 
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

@@ -16,7 +16,7 @@
 #include "algorithms/rooted_schedule.hpp"
 #include "collsim/collectives/algorithm.hpp"
 
-namespace collsim::coll {
+namespace collsim::collectives {
 namespace {
 
 constexpr std::uint32_t kNone = 0xFFFFFFFFu;
@@ -200,4 +200,4 @@ extern const Algorithm kAllreduceDoubleBinaryTree{
     "NCCL double binary tree: half the data reduced up and broadcast down each of two complementary trees, pipelined",
     pipelined_slices, emit, nullptr, default_chunk, 2, true, ChunkPath::Tree, tree_depth, 6};
 
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

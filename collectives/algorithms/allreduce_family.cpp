@@ -1,6 +1,6 @@
 #include "algorithms/families.hpp"
 
-namespace collsim::coll {
+namespace collsim::collectives {
 
 extern const Algorithm kAllreduceRing;
 extern const Algorithm kAllreduceDoubleBinaryTree;
@@ -18,4 +18,4 @@ std::vector<const Algorithm*> allreduce_algorithms() {
           &kAllreduceCollNetDirect};
 }
 
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

@@ -13,7 +13,7 @@
 
 #include "collsim/collectives/algorithm.hpp"
 
-namespace collsim::coll {
+namespace collsim::collectives {
 namespace {
 
 // Ring over `size` members first, first+stride, ...; this member is at position `pos`.
@@ -138,4 +138,4 @@ extern const Algorithm kAllreduceHierarchical{
     "(leader chains when nodes differ in size)",
     slices, emit};
 
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

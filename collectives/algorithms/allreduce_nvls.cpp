@@ -15,7 +15,7 @@
 
 #include "collsim/collectives/algorithm.hpp"
 
-namespace collsim::coll {
+namespace collsim::collectives {
 namespace {
 
 // NCCL's NVLS chunk.
@@ -108,4 +108,4 @@ extern const Algorithm kAllreduceNvlsTree{
     pipelined_slices, emit, unsupported_nvls_tree, nvls_chunk, 1, true, ChunkPath::Other, nvls_tree_depth,
     kNvlsOpsPerStep, one_switch_per_node};
 
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

@@ -11,7 +11,7 @@
 #include "algorithms/mpich_fold.hpp"
 #include "collsim/collectives/algorithm.hpp"
 
-namespace collsim::coll {
+namespace collsim::collectives {
 namespace {
 
 std::uint64_t slices(const Plan& plan) {
@@ -66,4 +66,4 @@ extern const Algorithm kAllreduceRabenseifner{
     "Rabenseifner: reduce-scatter by recursive halving, allgather by recursive doubling (MPICH fold for other n)",
     slices, emit};
 
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

@@ -10,7 +10,7 @@
 #include "algorithms/mpich_fold.hpp"
 #include "collsim/collectives/algorithm.hpp"
 
-namespace collsim::coll {
+namespace collsim::collectives {
 namespace {
 
 void emit(RankEmitter& out) {
@@ -49,4 +49,4 @@ extern const Algorithm kAllreduceRecursiveDoubling{
     "recursive doubling: log2(n) rounds of exchanging and reducing the whole vector (MPICH fold for other n)", pipelined_slices,
     emit};
 
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

@@ -5,7 +5,7 @@
 #include "algorithms/ring_schedule.hpp"
 #include "collsim/collectives/algorithm.hpp"
 
-namespace collsim::coll {
+namespace collsim::collectives {
 namespace {
 
 // Allreduce has one block per slice, so the ring's n pieces are n slices.
@@ -23,4 +23,4 @@ extern const Algorithm kAllreduceRing{"ring", Collective::Allreduce,
                                       "NCCL ring: reduce-scatter then allgather around a ring, pipelined in chunks",
                                       slices, emit, nullptr, nullptr, 1, false, ChunkPath::Ring};
 
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

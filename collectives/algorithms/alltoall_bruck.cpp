@@ -11,7 +11,7 @@
 
 #include "collsim/collectives/algorithm.hpp"
 
-namespace collsim::coll {
+namespace collsim::collectives {
 namespace {
 
 std::uint32_t rounds(std::uint32_t n) { return static_cast<std::uint32_t>(std::bit_width(n - 1)); }
@@ -74,4 +74,4 @@ extern const Algorithm kAlltoallBruck{"bruck", Collective::AllToAll,
                                       "Bruck: ceil(log2 n) steps, each forwarding the blocks whose offset has bit k set",
                                       slices, emit};
 
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

@@ -4,7 +4,7 @@
 
 #include "collsim/collectives/algorithm.hpp"
 
-namespace collsim::coll {
+namespace collsim::collectives {
 namespace {
 
 void emit(RankEmitter& out) {
@@ -33,4 +33,4 @@ extern const Algorithm kAlltoallDirect{"direct", Collective::AllToAll,
                                        "NCCL alltoall: grouped sends and receives to and from all peers at once",
                                        pipelined_slices, emit};
 
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

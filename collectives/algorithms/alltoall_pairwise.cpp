@@ -8,7 +8,7 @@
 
 #include "collsim/collectives/algorithm.hpp"
 
-namespace collsim::coll {
+namespace collsim::collectives {
 namespace {
 
 void emit(RankEmitter& out) {
@@ -45,4 +45,4 @@ extern const Algorithm kAlltoallPairwise{
     "MPICH pairwise exchange: n-1 ordered sendrecv steps (partner r XOR k for powers of two, else r+k / r-k)",
     pipelined_slices, emit};
 
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

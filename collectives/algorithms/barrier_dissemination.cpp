@@ -9,7 +9,7 @@
 
 #include "collsim/collectives/algorithm.hpp"
 
-namespace collsim::coll {
+namespace collsim::collectives {
 namespace {
 
 std::uint64_t slices(const Plan&) { return 1; }
@@ -40,4 +40,4 @@ extern const Algorithm kBarrierDissemination{"dissemination", Collective::Barrie
                                              "dissemination barrier: ceil(log2 n) rounds to r + 2^k",
                                              slices, emit};
 
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

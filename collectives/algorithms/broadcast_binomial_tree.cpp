@@ -5,7 +5,7 @@
 #include "algorithms/rooted_schedule.hpp"
 #include "collsim/collectives/algorithm.hpp"
 
-namespace collsim::coll {
+namespace collsim::collectives {
 namespace {
 
 void emit(RankEmitter& out) {
@@ -27,4 +27,4 @@ extern const Algorithm kBroadcastBinomialTree{
     "binomial_tree", Collective::Broadcast,
     "MPICH binomial tree from the root, pipelined in chunks down the tree", pipelined_slices, emit};
 
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

@@ -1,6 +1,6 @@
 #include "algorithms/families.hpp"
 
-namespace collsim::coll {
+namespace collsim::collectives {
 
 extern const Algorithm kAlltoallDirect;
 extern const Algorithm kAlltoallPairwise;
@@ -12,4 +12,4 @@ std::vector<const Algorithm*> exchange_algorithms() {
   return {&kAlltoallDirect, &kAlltoallPairwise, &kAlltoallBruck, &kBarrierDissemination, &kSendrecvDirect};
 }
 
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

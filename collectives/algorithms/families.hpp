@@ -5,7 +5,7 @@
 
 #include "collsim/collectives/algorithm.hpp"
 
-namespace collsim::coll {
+namespace collsim::collectives {
 
 // allreduce: ring, double_binary_tree, recursive_doubling, rabenseifner, hierarchical, nvls,
 // nvls_tree, collnet_chain, collnet_direct
@@ -17,4 +17,4 @@ std::vector<const Algorithm*> rooted_algorithms();
 // alltoall: direct, pairwise, bruck; barrier: dissemination; sendrecv: direct
 std::vector<const Algorithm*> exchange_algorithms();
 
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

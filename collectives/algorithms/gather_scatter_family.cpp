@@ -1,6 +1,6 @@
 #include "algorithms/families.hpp"
 
-namespace collsim::coll {
+namespace collsim::collectives {
 
 extern const Algorithm kAllgatherRing;
 extern const Algorithm kAllgatherRecursiveDoubling;
@@ -13,4 +13,4 @@ std::vector<const Algorithm*> gather_scatter_algorithms() {
           &kReduceScatterRecursiveHalving};
 }
 
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

@@ -13,7 +13,7 @@
 
 #include "collsim/collectives/unit_layout.hpp"
 
-namespace collsim::coll {
+namespace collsim::collectives {
 
 struct GatherScatterFold {
   explicit GatherScatterFold(std::uint32_t members) : n(members), p(std::bit_floor(members)) {}
@@ -38,4 +38,4 @@ struct GatherScatterFold {
   std::uint32_t p;
 };
 
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

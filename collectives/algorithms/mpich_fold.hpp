@@ -6,7 +6,7 @@
 #include <bit>
 #include <cstdint>
 
-namespace collsim::coll {
+namespace collsim::collectives {
 
 struct MpichFold {
   MpichFold(std::uint32_t n, std::uint32_t me)
@@ -26,4 +26,4 @@ struct MpichFold {
   std::uint32_t virtual_me;
 };
 
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

@@ -8,7 +8,7 @@
 #include "algorithms/rooted_schedule.hpp"
 #include "collsim/collectives/algorithm.hpp"
 
-namespace collsim::coll {
+namespace collsim::collectives {
 namespace {
 
 void emit(RankEmitter& out) {
@@ -32,4 +32,4 @@ extern const Algorithm kReduceBinomialTree{
     "binomial_tree", Collective::Reduce,
     "MPICH binomial tree towards the root, pipelined in chunks up the tree", pipelined_slices, emit};
 
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

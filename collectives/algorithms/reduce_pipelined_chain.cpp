@@ -6,7 +6,7 @@
 #include "algorithms/rooted_schedule.hpp"
 #include "collsim/collectives/algorithm.hpp"
 
-namespace collsim::coll {
+namespace collsim::collectives {
 namespace {
 
 void emit(RankEmitter& out) {
@@ -30,4 +30,4 @@ extern const Algorithm kReducePipelinedChain{
     emit, nullptr, one_step_chunk, 1, true, ChunkPath::Chain, [](const Plan& plan) -> std::uint64_t { return plan.n - 1; },
     3};
 
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

@@ -9,7 +9,7 @@
 #include "algorithms/gather_scatter_fold.hpp"
 #include "collsim/collectives/algorithm.hpp"
 
-namespace collsim::coll {
+namespace collsim::collectives {
 namespace {
 
 // Not pipelined: as in MPI, each round is one message per channel, from S/2 down.
@@ -54,4 +54,4 @@ extern const Algorithm kReduceScatterRecursiveHalving{
     "recursive halving: log2(n) exchanges of halving size with rank ^ n/2^(k+1); other n fold extra ranks in",
     slices, emit};
 
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

@@ -5,7 +5,7 @@
 #include "algorithms/ring_schedule.hpp"
 #include "collsim/collectives/algorithm.hpp"
 
-namespace collsim::coll {
+namespace collsim::collectives {
 namespace {
 
 // The n blocks of a slice already cut the data into n pieces, so a slice is one message.
@@ -23,4 +23,4 @@ extern const Algorithm kReduceScatterRing{
     "NCCL ring: n-1 steps reducing blocks on their way around a ring, pipelined in chunks", slices, emit,
     nullptr, nullptr, 1, false, ChunkPath::Ring};
 
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

@@ -7,7 +7,7 @@
 #include "collsim/collectives/rank_emitter.hpp"
 #include "collsim/collectives/spec.hpp"
 
-namespace collsim::coll {
+namespace collsim::collectives {
 
 // Pipeline steps for a ring that moves `bytes` as n blocks per channel and step, so that no
 // message exceeds the plan's chunk: ceil(bytes / (n * channels * chunk)), at least 1.
@@ -47,4 +47,4 @@ void emit_ring_pass(RankEmitter& out, std::uint32_t rounds, std::uint32_t lag, A
     }
 }
 
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

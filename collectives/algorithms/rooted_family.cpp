@@ -1,6 +1,6 @@
 #include "algorithms/families.hpp"
 
-namespace collsim::coll {
+namespace collsim::collectives {
 
 extern const Algorithm kBroadcastBinomialTree;
 extern const Algorithm kBroadcastPipelinedChain;
@@ -11,4 +11,4 @@ std::vector<const Algorithm*> rooted_algorithms() {
   return {&kBroadcastBinomialTree, &kBroadcastPipelinedChain, &kReduceBinomialTree, &kReducePipelinedChain};
 }
 
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

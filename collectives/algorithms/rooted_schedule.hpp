@@ -9,7 +9,7 @@
 #include "collsim/collectives/rank_emitter.hpp"
 #include "collsim/collectives/spec.hpp"
 
-namespace collsim::coll {
+namespace collsim::collectives {
 
 // Relative rank v is group member (v + root) % n, so the root is always 0.
 inline std::uint32_t relative_rank(const Plan& plan, std::uint32_t member) {
@@ -54,4 +54,4 @@ inline std::vector<std::uint32_t> binomial_children(std::uint32_t v, std::uint32
   return children;
 }
 
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

@@ -3,7 +3,7 @@
 
 #include "collsim/collectives/algorithm.hpp"
 
-namespace collsim::coll {
+namespace collsim::collectives {
 namespace {
 
 void emit(RankEmitter& out) {
@@ -27,4 +27,4 @@ extern const Algorithm kSendrecvDirect{"direct", Collective::SendRecv,
                                        "nccl-tests sendrecv: send to r+1, receive from r-1, pipelined in chunks",
                                        pipelined_slices, emit};
 
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

@@ -31,9 +31,9 @@ std::uint64_t byte_option(const std::string& option, const std::string& text) {
   return *v;
 }
 
-coll::CollectiveSpec spec_from(const CollectiveCliOptions& o, const std::string& collective_option) {
-  coll::CollectiveSpec spec;
-  const auto c = coll::collective_from_name(o.collective);
+collectives::CollectiveSpec spec_from(const CollectiveCliOptions& o, const std::string& collective_option) {
+  collectives::CollectiveSpec spec;
+  const auto c = collectives::collective_from_name(o.collective);
   if (!c)
     throw CLI::ValidationError(collective_option, "unknown collective '" + o.collective +
                                            "' (allreduce, allgather, reduce_scatter, broadcast, reduce, alltoall, "
@@ -47,7 +47,7 @@ coll::CollectiveSpec spec_from(const CollectiveCliOptions& o, const std::string&
   if (!o.chunk.empty()) spec.chunk_bytes = byte_option("--chunk", o.chunk);
   if (!o.chunk.empty() && spec.chunk_bytes == 0) throw CLI::ValidationError("--chunk", "must be at least 1 byte");
   spec.max_in_flight = o.in_flight;
-  const auto p = coll::protocol_from_name(o.protocol);
+  const auto p = collectives::protocol_from_name(o.protocol);
   if (!p) throw CLI::ValidationError("--proto", "unknown protocol '" + o.protocol + "' (LL, LL128, Simple, auto)");
   spec.protocol = *p;
   spec.root = o.root;
@@ -62,7 +62,7 @@ coll::CollectiveSpec spec_from(const CollectiveCliOptions& o, const std::string&
   spec.step_ns = o.step_ns;
   spec.network_step_ns = o.network_step_ns;
   spec.steps_per_network_message = o.steps_per_network_message;
-  const auto arch = coll::gpu_arch_from_name(o.arch);
+  const auto arch = collectives::gpu_arch_from_name(o.arch);
   if (!arch) throw CLI::ValidationError("--arch", "unknown GPU generation '" + o.arch + "' (volta, ampere, hopper, blackwell)");
   spec.system.arch = *arch;
   spec.system.intra_gbytes_per_s = o.intra_gbps;
@@ -110,12 +110,12 @@ void CollectiveCliOptions::add_to(CLI::App& cmd, const std::string& collective_o
       ->check(positive_real());
 }
 
-coll::Plan CollectiveCliOptions::plan() const {
+collectives::Plan CollectiveCliOptions::plan() const {
   if (collective.empty()) throw CLI::ValidationError(collective_option_, "name the collective");
   if (bytes.empty()) throw CLI::ValidationError("--bytes", "is required");
   if (ranks == 0 && group.empty()) throw CLI::ValidationError("--ranks", "is required (at least 1)");
   try {
-    return coll::make_plan(spec_from(*this, collective_option_));
+    return collectives::make_plan(spec_from(*this, collective_option_));
   } catch (const std::invalid_argument& e) {
     throw CLI::ValidationError(option_at_fault(e.what(), collective_option_), e.what());
   }

@@ -37,7 +37,7 @@ struct CollectiveCliOptions {
   // positional, "--coll").
   void add_to(CLI::App& cmd, const std::string& collective_option);
   // Throws CLI::ValidationError naming the option at fault.
-  coll::Plan plan() const;
+  collectives::Plan plan() const;
 
  private:
   std::string collective_option_ = "COLL";

@@ -32,9 +32,9 @@ struct GenOptions {
 };
 
 void list_algorithms() {
-  for (coll::Collective c : coll::kAllCollectives) {
-    std::cout << coll::to_string(c) << ":\n";
-    for (const coll::Algorithm* a : coll::all_algorithms())
+  for (collectives::Collective c : collectives::kAllCollectives) {
+    std::cout << collectives::to_string(c) << ":\n";
+    for (const collectives::Algorithm* a : collectives::all_algorithms())
       if (a->collective == c) std::cout << "  " << std::left << std::setw(20) << a->name << a->description << "\n";
   }
 }
@@ -49,15 +49,15 @@ void run_gen(const GenOptions& o) {
     list_algorithms();
     return;
   }
-  const coll::Plan plan = o.collective.plan();
+  const collectives::Plan plan = o.collective.plan();
 
   const auto t0 = std::chrono::steady_clock::now();
-  coll::AnnotatedSchedule annotated;
+  collectives::AnnotatedSchedule annotated;
   if (o.verify) {
-    annotated = coll::generate_annotated(plan);
+    annotated = collectives::generate_annotated(plan);
   } else {
     annotated.plan = plan;
-    annotated.schedule = coll::generate(plan);
+    annotated.schedule = collectives::generate(plan);
   }
   const double generate_s = seconds_since(t0);
 
@@ -70,21 +70,21 @@ void run_gen(const GenOptions& o) {
     return;
   }
 
-  coll::VerifyReport report;
+  collectives::VerifyReport report;
   double verify_s = 0.0;
   if (o.verify) {
     const auto t1 = std::chrono::steady_clock::now();
-    report = coll::verify(annotated);
+    report = collectives::verify(annotated);
     verify_s = seconds_since(t1);
   } else {
-    report = coll::count_traffic(annotated.schedule);
+    report = collectives::count_traffic(annotated.schedule);
   }
 
   if (o.json) {
     nlohmann::json j = {
-        {"collective", std::string(coll::to_string(plan.collective))},
+        {"collective", std::string(collectives::to_string(plan.collective))},
         {"algorithm", plan.algorithm},
-        {"protocol", std::string(coll::to_string(plan.protocol))},
+        {"protocol", std::string(collectives::to_string(plan.protocol))},
         {"ranks", plan.n},
         {"schedule_ranks", plan.num_ranks},
         {"bytes", plan.bytes},
@@ -106,7 +106,7 @@ void run_gen(const GenOptions& o) {
     if (!o.output.empty()) j["output"] = o.output;
     std::cout << j.dump(2) << "\n";
   } else {
-    std::cout << coll::to_string(plan.collective) << " " << plan.algorithm << " (" << coll::to_string(plan.protocol)
+    std::cout << collectives::to_string(plan.collective) << " " << plan.algorithm << " (" << collectives::to_string(plan.protocol)
               << ") on " << plan.n << " ranks, " << format_byte_size(plan.bytes) << ": " << report.ops << " ops, "
               << report.messages << " messages, at most " << report.messages_per_rank_max << " and "
               << report.bytes_per_rank_max << " bytes per rank\n";

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "collsim/common/input_error.hpp"
-#include "collsim/log/log.hpp"
+#include "collsim/logging/logging.hpp"
 #include "parallel_context.hpp"
 
 namespace collsim::cli {

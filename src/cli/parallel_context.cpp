@@ -7,7 +7,7 @@
 #include <string_view>
 #include <utility>
 
-#include "collsim/log/log.hpp"
+#include "collsim/logging/logging.hpp"
 
 namespace collsim::cli {
 

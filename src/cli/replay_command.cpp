@@ -39,10 +39,10 @@ struct ReplayOptions {
   SimulationCliOptions sim;
 };
 
-coll::CollectiveSpec collective_shape(const ReplayOptions& o) {
-  coll::CollectiveSpec spec;
+collectives::CollectiveSpec collective_shape(const ReplayOptions& o) {
+  collectives::CollectiveSpec spec;
   spec.algorithm = o.algorithm;
-  const auto p = coll::protocol_from_name(o.protocol);
+  const auto p = collectives::protocol_from_name(o.protocol);
   if (!p) throw CLI::ValidationError("--proto", "unknown protocol '" + o.protocol + "' (LL, LL128, Simple, auto)");
   spec.protocol = *p;
   if (o.channels == 0) throw CLI::ValidationError("--channels", "must be at least 1");
@@ -156,7 +156,7 @@ ScheduleAnnotations annotations_of(const traces::LoweredReplay& lowered) {
 
 void run_replay_command(const ReplayOptions& o) {
   o.sim.check();
-  const coll::CollectiveSpec shape = collective_shape(o);
+  const collectives::CollectiveSpec shape = collective_shape(o);
   const traces::TraceOptions topts = trace_options(o);
   SimulationCliOptions sim = o.sim;
   sim.record_op_times = true;  // collective start and end come from their ops' times

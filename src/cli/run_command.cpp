@@ -31,10 +31,10 @@ Loaded load_or_generate(const RunOptions& o, const topo::Topology& t) {
   if (!o.schedule.empty()) return {goal::load_schedule(o.schedule), o.schedule};
   CollectiveCliOptions c = o.collective;
   if (c.ranks == 0 && c.group.empty()) c.ranks = t.num_hosts();
-  const coll::Plan plan = c.plan();
-  return {coll::generate(plan),
-          std::string(coll::to_string(plan.collective)) + " " + plan.algorithm + " (" +
-              std::string(coll::to_string(plan.protocol)) + ", " + std::to_string(plan.channels) + " channel(s)) of " +
+  const collectives::Plan plan = c.plan();
+  return {collectives::generate(plan),
+          std::string(collectives::to_string(plan.collective)) + " " + plan.algorithm + " (" +
+              std::string(collectives::to_string(plan.protocol)) + ", " + std::to_string(plan.channels) + " channel(s)) of " +
               format_byte_size(plan.bytes) + " on " + std::to_string(plan.n) + " ranks",
           true};
 }

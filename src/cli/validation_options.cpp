@@ -29,7 +29,7 @@ void add_run_choice_options(CLI::App& cmd, validation::ValidationRequest& r) {
 }
 
 void check_run_choice_options(const validation::ValidationRequest& r) {
-  if (!coll::protocol_from_name(r.protocol))
+  if (!collectives::protocol_from_name(r.protocol))
     throw CLI::ValidationError("--proto", "LL, LL128, Simple or auto, not '" + r.protocol + "'");
 }
 

@@ -61,7 +61,7 @@ void print_validation_human(const validation::LogFile& log, const validation::Ru
   const validation::TestRun& run = log.runs[v.run_index];
   std::printf("log         %s, run %zu of %zu (lines %zu-%zu): %s\n", log.path.c_str(), v.run_index + 1, log.runs.size(),
               run.first_line, run.last_line, run_title(run).c_str());
-  std::printf("collective  %s (%s), %s column\n", std::string(coll::to_string(s.collective)).c_str(),
+  std::printf("collective  %s (%s), %s column\n", std::string(collectives::to_string(s.collective)).c_str(),
               s.collective_source.c_str(), s.in_place ? "in-place" : "out-of-place");
   std::printf("system      %s (%s)\n            %s\n", p.name.c_str(), s.preset_source.c_str(), p.description.c_str());
   const std::uint32_t last_node = s.ranks - (s.nodes - 1) * s.gpus_per_node;
@@ -110,7 +110,7 @@ nlohmann::json validation_json(const validation::LogFile& log, const std::vector
     nlohmann::json r;
     r["run"] = v.run_index;
     r["program"] = log.runs[v.run_index].header.program.value_or("");
-    r["collective"] = coll::to_string(s.collective);
+    r["collective"] = collectives::to_string(s.collective);
     r["collective_source"] = s.collective_source;
     r["ranks"] = s.ranks;
     r["ranks_source"] = s.ranks_source;
@@ -125,7 +125,7 @@ nlohmann::json validation_json(const validation::LogFile& log, const std::vector
     const validation::SystemPreset& p = s.preset;
     r["system_hardware"] = {{"description", p.description},
                             {"gpu", p.gpu},
-                            {"arch", std::string(coll::to_string(p.arch))},
+                            {"arch", std::string(collectives::to_string(p.arch))},
                             {"gpus_per_node", p.gpus_per_node},
                             {"intra_node", std::string(validation::to_string(p.intra))},
                             {"gpu_link_gbytes_per_s", p.gpu_link_gbytes},

@@ -16,7 +16,7 @@
 #include "collsim/config/preset_file.hpp"
 #include "collsim/goal/schedule_builder.hpp"
 #include "collsim/goal/schedule_file.hpp"
-#include "collsim/log/log.hpp"
+#include "collsim/logging/logging.hpp"
 #include "collsim/net/fidelity.hpp"
 #include "collsim/pdes/transport.hpp"
 #include "collsim/topo/loader.hpp"

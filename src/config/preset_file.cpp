@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "collsim/common/input_error.hpp"
-#include "collsim/log/log.hpp"
+#include "collsim/logging/logging.hpp"
 
 namespace collsim::config {
 

@@ -6,7 +6,7 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "collsim/log/log.hpp"
+#include "collsim/logging/logging.hpp"
 #include "host_executor.hpp"
 #include "op_windows.hpp"
 #include "schedule_ops.hpp"

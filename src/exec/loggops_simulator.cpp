@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "collsim/log/log.hpp"
+#include "collsim/logging/logging.hpp"
 #include "loggops_run.hpp"
 #include "loggops_schedule_store.hpp"
 

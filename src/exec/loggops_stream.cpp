@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "collsim/log/log.hpp"
+#include "collsim/logging/logging.hpp"
 #include "loggops_run.hpp"
 #include "op_windows.hpp"
 

@@ -4,7 +4,7 @@
 #include <functional>
 #include <map>
 
-#include "collsim/log/log.hpp"
+#include "collsim/logging/logging.hpp"
 
 namespace collsim::net {
 

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "collsim/log/log.hpp"
+#include "collsim/logging/logging.hpp"
 #include "collsim/pdes/channel.hpp"
 #include "collsim/pdes/simulation_error.hpp"
 

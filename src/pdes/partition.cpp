@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "collsim/log/log.hpp"
+#include "collsim/logging/logging.hpp"
 #include "collsim/pdes/random_stream.hpp"
 
 namespace collsim::pdes {

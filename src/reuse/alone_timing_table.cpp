@@ -7,7 +7,7 @@
 
 #include "collsim/collectives/collective.hpp"
 #include "collsim/collectives/generate.hpp"
-#include "collsim/log/log.hpp"
+#include "collsim/logging/logging.hpp"
 
 namespace collsim::reuse {
 
@@ -32,16 +32,16 @@ AloneTimingTable::~AloneTimingTable() = default;
 struct AloneTimingTable::Island {
   topo::Topology topology;
   exec::Placement placement;  // member i is rank i
-  coll::Plan plan;            // over ranks 0..n-1
+  collectives::Plan plan;            // over ranks 0..n-1
   std::string shape;
 };
 
 // One table serves one run, whose plans share their system model: it is left out.
-std::string AloneTimingTable::plan_key(const coll::Plan& p, bool with_group) {
+std::string AloneTimingTable::plan_key(const collectives::Plan& p, bool with_group) {
   std::ostringstream k;
-  k << coll::to_string(p.collective) << ' ' << p.algorithm << ' ' << p.n << ' ' << p.bytes << ' ' << p.root << ' '
+  k << collectives::to_string(p.collective) << ' ' << p.algorithm << ' ' << p.n << ' ' << p.bytes << ' ' << p.root << ' '
     << p.channels << ' ' << p.chunk_bytes << ' ' << p.max_in_flight << ' ' << p.steps_per_network_message << ' '
-    << coll::to_string(p.protocol) << ' ' << p.reduce_bytes_per_ns << ' ' << p.launch_ns << ' ' << p.step_ns << ' '
+    << collectives::to_string(p.protocol) << ' ' << p.reduce_bytes_per_ns << ' ' << p.launch_ns << ' ' << p.step_ns << ' '
     << p.network_step_ns << ' ' << p.ranks_per_node << ' ' << p.nics << ' ' << p.nic_of_rank << ' '
     << p.channels_per_nic << ' ' << int{p.first_cpu} << ' ' << p.slices;
   for (const auto& nics : p.rank_nics) {
@@ -89,7 +89,7 @@ Reach shortest_paths(const topo::Topology& t, topo::NodeId source, Usable usable
 
 }  // namespace
 
-std::optional<AloneTimingTable::Island> AloneTimingTable::island_of(const coll::Plan& plan) const {
+std::optional<AloneTimingTable::Island> AloneTimingTable::island_of(const collectives::Plan& plan) const {
   if (setup_.host.scale_up.enabled()) return std::nullopt;
   const topo::Topology& t = *setup_.topology;
   // The members' hosts first, in the group's order; then what NVLink reaches from the first.
@@ -152,23 +152,23 @@ std::optional<AloneTimingTable::Island> AloneTimingTable::island_of(const coll::
   return island;
 }
 
-std::optional<coll::Plan> AloneTimingTable::on_one_node(const coll::Plan& plan) const {
+std::optional<collectives::Plan> AloneTimingTable::on_one_node(const collectives::Plan& plan) const {
   const std::uint64_t per_node = setup_.loggops.ranks_per_node;
   if (per_node != 0) {
     if (plan.n > per_node) return std::nullopt;
     for (goal::RankId r : plan.group)
       if (r / per_node != plan.group.front() / per_node) return std::nullopt;
   }
-  coll::Plan renumbered = plan;
+  collectives::Plan renumbered = plan;
   renumbered.num_ranks = plan.n;
   for (std::uint32_t i = 0; i < plan.n; ++i) renumbered.group[i] = i;
   return renumbered;
 }
 
-const std::vector<std::int64_t>& AloneTimingTable::alone_ps(const coll::Plan& plan) {
+const std::vector<std::int64_t>& AloneTimingTable::alone_ps(const collectives::Plan& plan) {
   const bool loggops = setup_.backend == exec::Backend::LogGOPS;
   std::optional<Island> island = loggops ? std::nullopt : island_of(plan);
-  const std::optional<coll::Plan> one_node = loggops ? on_one_node(plan) : std::nullopt;
+  const std::optional<collectives::Plan> one_node = loggops ? on_one_node(plan) : std::nullopt;
   const std::string key = island     ? plan_key(plan, false) + " | " + island->shape
                           : one_node ? plan_key(plan, false) + " | one node"
                                      : plan_key(plan, true);
@@ -179,10 +179,10 @@ const std::vector<std::int64_t>& AloneTimingTable::alone_ps(const coll::Plan& pl
     setup.topology = &island->topology;
     setup.placement = &island->placement;
   }
-  const coll::Plan& alone = island ? island->plan : one_node ? *one_node : plan;
-  const exec::SimulationRun run = exec::simulate(coll::generate(alone), setup, *local_);
+  const collectives::Plan& alone = island ? island->plan : one_node ? *one_node : plan;
+  const exec::SimulationRun run = exec::simulate(collectives::generate(alone), setup, *local_);
   if (!run.result.complete)
-    throw std::runtime_error("the " + std::string(coll::to_string(plan.collective)) + " of " +
+    throw std::runtime_error("the " + std::string(collectives::to_string(plan.collective)) + " of " +
                              std::to_string(plan.bytes) + " bytes on " + std::to_string(plan.n) +
                              " ranks did not complete when simulated alone");
   std::vector<std::int64_t> ends;
@@ -196,7 +196,7 @@ const std::vector<std::int64_t>& AloneTimingTable::alone_ps(const coll::Plan& pl
   return alone_.emplace(key, std::move(ends)).first->second;
 }
 
-std::span<const std::uint64_t> AloneTimingTable::after_barrier_ns(const coll::Plan& whole, const coll::Plan& barrier) {
+std::span<const std::uint64_t> AloneTimingTable::after_barrier_ns(const collectives::Plan& whole, const collectives::Plan& barrier) {
   const std::string key = plan_key(whole, true);
   if (auto it = after_barrier_.find(key); it != after_barrier_.end()) return it->second;
   if (barrier.group != whole.group) throw std::invalid_argument("reuse: a barrier over another group than the collective's");

@@ -12,7 +12,7 @@
 
 #include "collective_test_util.hpp"
 
-namespace collsim::coll {
+namespace collsim::collectives {
 namespace {
 
 using testing::drop;
@@ -505,4 +505,4 @@ TEST(BrokenHierarchical, AWrongPieceInTheNodeIsNamed) {
 }
 
 }  // namespace
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

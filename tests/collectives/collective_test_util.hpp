@@ -14,7 +14,7 @@
 #include "collsim/collectives/spec.hpp"
 #include "collsim/collectives/verifier.hpp"
 
-namespace collsim::coll::testing {
+namespace collsim::collectives::testing {
 
 // The rank counts every algorithm must handle.
 inline const std::vector<std::uint32_t> kRankCounts = {1, 2, 3, 4, 5, 7, 8, 16, 33, 64};
@@ -139,4 +139,4 @@ inline goal::LocalOp nth_op(const goal::Schedule& s, goal::RankId rank, goal::Op
   return 0;
 }
 
-}  // namespace collsim::coll::testing
+}  // namespace collsim::collectives::testing

@@ -11,7 +11,7 @@
 #include "collective_test_util.hpp"
 #include "collsim/collectives/algorithm.hpp"
 
-namespace collsim::coll {
+namespace collsim::collectives {
 namespace {
 
 using testing::ceil_log2;
@@ -429,4 +429,4 @@ TEST_F(BrokenSendrecv, AReceiveFromTheWrongSide) {
 }
 
 }  // namespace
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

@@ -8,7 +8,7 @@
 #include "collsim/collectives/tuning.hpp"
 #include "collsim/collectives/unit_layout.hpp"
 
-namespace collsim::coll {
+namespace collsim::collectives {
 namespace {
 
 using testing::generate_and_verify;
@@ -397,4 +397,4 @@ TEST(Tuning, FixedAlgorithmStillTunesItsProtocolBySize) {
 }
 
 }  // namespace
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

@@ -10,7 +10,7 @@
 #include "collective_test_util.hpp"
 #include "collsim/collectives/algorithm.hpp"
 
-namespace collsim::coll {
+namespace collsim::collectives {
 namespace {
 
 using testing::ceil_log2;
@@ -251,4 +251,4 @@ TEST(BrokenReduceScatterRecursiveHalving, AnExtraThatReducesItsResultCountsItsel
 }
 
 }  // namespace
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

@@ -9,7 +9,7 @@
 #include "collsim/collectives/generate.hpp"
 #include "collsim/collectives/verifier.hpp"
 
-namespace collsim::coll {
+namespace collsim::collectives {
 namespace {
 
 CollectiveSpec nvls_spec(const std::string& algorithm, std::uint32_t ranks, std::uint32_t per_node,
@@ -160,4 +160,4 @@ TEST(CollNet, NeedsTwoOrMoreEqualNodes) {
 }
 
 }  // namespace
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

@@ -7,7 +7,7 @@
 
 #include "collective_test_util.hpp"
 
-namespace collsim::coll {
+namespace collsim::collectives {
 namespace {
 
 using testing::spec_of;
@@ -100,4 +100,4 @@ TEST(NicBinding, PointToPointFollowsAGivenAffinity) {
 }
 
 }  // namespace
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

@@ -10,7 +10,7 @@
 
 #include "collective_test_util.hpp"
 
-namespace collsim::coll {
+namespace collsim::collectives {
 namespace {
 
 using testing::ceil_log2;
@@ -409,4 +409,4 @@ TEST_F(BrokenBinomialReduce, ASendToTheWrongParentIsCaught) {
 }
 
 }  // namespace
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

@@ -55,7 +55,7 @@ constexpr std::int64_t kAck = 2 * kLinkPs + 2 * 64 * kPsPerByte;
 constexpr std::int64_t kA = 64 * kPsPerByte;
 
 struct Request {
-  coll::Collective collective;
+  collectives::Collective collective;
   std::string algorithm;
   std::uint32_t n = 8;
   std::uint64_t bytes = 64 * kMiB;
@@ -76,7 +76,7 @@ net::FabricParams ideal_fabric(std::uint32_t ack_every) {
 }
 
 std::int64_t simulate(const Request& q, std::uint32_t ack_every = 1u << 30) {
-  coll::CollectiveSpec spec;
+  collectives::CollectiveSpec spec;
   spec.collective = q.collective;
   spec.algorithm = q.algorithm;
   spec.num_ranks = q.n;
@@ -89,8 +89,8 @@ std::int64_t simulate(const Request& q, std::uint32_t ack_every = 1u << 30) {
   spec.launch_ns = 0;
   spec.step_ns = 0;
   spec.reduce_bytes_per_ns = 0;
-  const coll::Plan plan = coll::make_plan(spec);
-  const goal::Schedule s = coll::generate(plan);
+  const collectives::Plan plan = collectives::make_plan(spec);
+  const goal::Schedule s = collectives::generate(plan);
   // The members, then any helper (an in-network reduction) on the same switch.
   const std::uint32_t hosts = plan.num_ranks;
   topo::SwitchParams sw;
@@ -109,7 +109,7 @@ std::int64_t simulate(const Request& q, std::uint32_t ack_every = 1u << 30) {
 void expect_within_1_percent(const Request& q, std::int64_t formula_ps) {
   const std::int64_t measured = simulate(q);
   EXPECT_NEAR(static_cast<double>(measured), static_cast<double>(formula_ps), 0.01 * static_cast<double>(formula_ps))
-      << coll::to_string(q.collective) << " " << q.algorithm << " n=" << q.n << ": simulated " << measured
+      << collectives::to_string(q.collective) << " " << q.algorithm << " n=" << q.n << ": simulated " << measured
       << " ps, formula " << formula_ps << " ps";
 }
 
@@ -125,8 +125,8 @@ std::int64_t ring_rounds(std::int64_t rounds, std::int64_t steps, std::uint64_t 
 
 TEST(AlphaBeta, AllreduceRing) {
   // n = 8: p = 4 steps of 2 MiB, R = 56. n = 16: p = 2 steps of 2 MiB, R = 60.
-  expect_within_1_percent({coll::Collective::Allreduce, "ring", 8}, ring_rounds(56, 4, 2 * kMiB));
-  expect_within_1_percent({coll::Collective::Allreduce, "ring", 16}, ring_rounds(60, 2, 2 * kMiB));
+  expect_within_1_percent({collectives::Collective::Allreduce, "ring", 8}, ring_rounds(56, 4, 2 * kMiB));
+  expect_within_1_percent({collectives::Collective::Allreduce, "ring", 16}, ring_rounds(60, 2, 2 * kMiB));
 }
 
 // Double binary tree on one channel pair (2 channels, one tree each): each tree carries S/2
@@ -141,7 +141,7 @@ TEST(AlphaBeta, AllreduceRing) {
 // than 6, and smaller chunks add such stalls (1.3% with 512 KiB, ~3% with 256 KiB): the
 // formula is made for this case.
 TEST(AlphaBeta, AllreduceDoubleBinaryTree) {
-  Request q{coll::Collective::Allreduce, "double_binary_tree", 8};
+  Request q{collectives::Collective::Allreduce, "double_binary_tree", 8};
   q.channels = 2;
   q.chunk = kMiB;
   q.in_flight = 16;
@@ -152,7 +152,7 @@ TEST(AlphaBeta, AllreduceDoubleBinaryTree) {
 // whole chunk with rank ^ 2^k. The rounds use three different connections, so instances
 // overlap and the link is busy from the first alpha to the end: alpha + 3 T(S) + ack.
 TEST(AlphaBeta, AllreduceRecursiveDoubling) {
-  expect_within_1_percent({coll::Collective::Allreduce, "recursive_doubling", 8}, kAlpha + 3 * T(64 * kMiB) + kAck);
+  expect_within_1_percent({collectives::Collective::Allreduce, "recursive_doubling", 8}, kAlpha + 3 * T(64 * kMiB) + kAck);
 }
 
 // Rabenseifner: p = 32 instances of C = 2 MiB, each 2 log2(n) = 6 rounds sending C/2, C/4,
@@ -161,7 +161,7 @@ TEST(AlphaBeta, AllreduceRecursiveDoubling) {
 // wait: R = 192 rounds, p - 1 alphas saved.
 TEST(AlphaBeta, AllreduceRabenseifner) {
   const std::int64_t per_instance = 2 * (T(kMiB) + T(kMiB / 2) + T(kMiB / 4));
-  expect_within_1_percent({coll::Collective::Allreduce, "rabenseifner", 8},
+  expect_within_1_percent({collectives::Collective::Allreduce, "rabenseifner", 8},
                           32 * per_instance + (192 - 31) * kAlpha + 191 * kA + kAck);
 }
 
@@ -171,7 +171,7 @@ TEST(AlphaBeta, AllreduceRabenseifner) {
 // The in-node connection carries the last round of instance s and the first of s+1 back to
 // back: R = 64 rounds, 7 alphas saved.
 TEST(AlphaBeta, AllreduceHierarchical) {
-  Request q{coll::Collective::Allreduce, "hierarchical", 8};
+  Request q{collectives::Collective::Allreduce, "hierarchical", 8};
   q.ranks_per_node = 4;
   expect_within_1_percent(q, 8 * T(14 * kMiB) + (64 - 7) * kAlpha + 63 * kA + kAck);
 }
@@ -180,10 +180,10 @@ TEST(AlphaBeta, AllreduceHierarchical) {
 
 // Ring: p = ceil(S / (n C)) = 4 steps of 2 MiB messages, n - 1 = 7 rounds each: R = 28.
 TEST(AlphaBeta, AllgatherRing) {
-  expect_within_1_percent({coll::Collective::Allgather, "ring", 8}, ring_rounds(28, 4, 2 * kMiB));
+  expect_within_1_percent({collectives::Collective::Allgather, "ring", 8}, ring_rounds(28, 4, 2 * kMiB));
 }
 TEST(AlphaBeta, ReduceScatterRing) {
-  expect_within_1_percent({coll::Collective::ReduceScatter, "ring", 8}, ring_rounds(28, 4, 2 * kMiB));
+  expect_within_1_percent({collectives::Collective::ReduceScatter, "ring", 8}, ring_rounds(28, 4, 2 * kMiB));
 }
 
 // Not pipelined: log2(n) = 3 rounds of 1, 2 and 4 blocks (recursive doubling, Bruck) or 4, 2
@@ -191,11 +191,11 @@ TEST(AlphaBeta, ReduceScatterRing) {
 // 3 alphas and T(7 S/8) = T(56 MiB) (every message a whole number of packets).
 std::int64_t log_rounds() { return 3 * kAlpha + T(56 * kMiB) + 2 * kA + kAck; }
 TEST(AlphaBeta, AllgatherRecursiveDoubling) {
-  expect_within_1_percent({coll::Collective::Allgather, "recursive_doubling", 8}, log_rounds());
+  expect_within_1_percent({collectives::Collective::Allgather, "recursive_doubling", 8}, log_rounds());
 }
-TEST(AlphaBeta, AllgatherBruck) { expect_within_1_percent({coll::Collective::Allgather, "bruck", 8}, log_rounds()); }
+TEST(AlphaBeta, AllgatherBruck) { expect_within_1_percent({collectives::Collective::Allgather, "bruck", 8}, log_rounds()); }
 TEST(AlphaBeta, ReduceScatterRecursiveHalving) {
-  expect_within_1_percent({coll::Collective::ReduceScatter, "recursive_halving", 8}, log_rounds());
+  expect_within_1_percent({collectives::Collective::ReduceScatter, "recursive_halving", 8}, log_rounds());
 }
 
 // --- rooted ------------------------------------------------------------------------------
@@ -205,7 +205,7 @@ TEST(AlphaBeta, ReduceScatterRecursiveHalving) {
 // forwards each chunk to 6 and 5 (2 T(C), less than the 3 T(C) between chunks), rank 6 to 7
 // (T(C)), so the last chunk reaches 7 after 3 T(S) + 2 T(C) + T(C) and an alpha per hop.
 TEST(AlphaBeta, BroadcastBinomialTree) {
-  expect_within_1_percent({coll::Collective::Broadcast, "binomial_tree", 8},
+  expect_within_1_percent({collectives::Collective::Broadcast, "binomial_tree", 8},
                           3 * T(64 * kMiB) + 3 * T(2 * kMiB) + 3 * kAlpha + kAck);
 }
 
@@ -215,18 +215,18 @@ TEST(AlphaBeta, BroadcastBinomialTree) {
 // (n - 1 + p - 1) = 134 chunk steps and n - 1 alphas (the latencies of the hops, not of the
 // chunks, which stream back to back); every chunk step also carries the ACK of a chunk.
 TEST(AlphaBeta, BroadcastPipelinedChain) {
-  expect_within_1_percent({coll::Collective::Broadcast, "pipelined_chain", 8},
+  expect_within_1_percent({collectives::Collective::Broadcast, "pipelined_chain", 8},
                           7 * kAlpha + 134 * (T(512 << 10) + kA) + kAck);
 }
 // NCCL's ring reduce, the chain 1 -> 2 -> ... -> 7 -> 0 with free reductions: the broadcast
 // chain's formula, 128 chunks of 512 KiB over 7 hops.
 TEST(AlphaBeta, ReducePipelinedChain) {
-  expect_within_1_percent({coll::Collective::Reduce, "pipelined_chain", 8},
+  expect_within_1_percent({collectives::Collective::Reduce, "pipelined_chain", 8},
                           7 * kAlpha + 134 * (T(512 << 10) + kA) + kAck);
 }
 TEST(AlphaBeta, BroadcastPipelinedChainOf16SmallChunks) {
   // p = 256 chunks of 256 KiB: 15 + 255 = 270 chunk steps.
-  Request q{coll::Collective::Broadcast, "pipelined_chain", 16};
+  Request q{collectives::Collective::Broadcast, "pipelined_chain", 16};
   q.chunk = 256 << 10;
   expect_within_1_percent(q, 15 * kAlpha + 270 * (T(256 << 10) + kA) + kAck);
 }
@@ -234,7 +234,7 @@ TEST(AlphaBeta, BroadcastPipelinedChainOf16SmallChunks) {
 // Binomial reduce to rank 0: the mirror image of the broadcast, but the root's port is busy
 // from the first alpha on (its leaf child 1 sends at once) until it has received 3 S.
 TEST(AlphaBeta, ReduceBinomialTree) {
-  expect_within_1_percent({coll::Collective::Reduce, "binomial_tree", 8}, kAlpha + 3 * T(64 * kMiB) + kAck);
+  expect_within_1_percent({collectives::Collective::Reduce, "binomial_tree", 8}, kAlpha + 3 * T(64 * kMiB) + kAck);
 }
 
 // --- alltoall (S per rank, n blocks of S/n = 8 MiB) --------------------------------------------
@@ -242,20 +242,20 @@ TEST(AlphaBeta, ReduceBinomialTree) {
 // Direct: all 7 peers at once, 4 chunks each; every port busy from the first alpha until
 // 7 blocks have passed (plus at most an a per message received).
 TEST(AlphaBeta, AlltoallDirect) {
-  expect_within_1_percent({coll::Collective::AllToAll, "direct", 8}, kAlpha + T(56 * kMiB) + kAck);
+  expect_within_1_percent({collectives::Collective::AllToAll, "direct", 8}, kAlpha + T(56 * kMiB) + kAck);
 }
 
 // Pairwise: 7 steps, each 4 chunks of 2 MiB to and from rank ^ k back to back, and each
 // waiting until every op of the previous step finished (its last send acknowledged).
 TEST(AlphaBeta, AlltoallPairwise) {
-  expect_within_1_percent({coll::Collective::AllToAll, "pairwise", 8}, 7 * (kAlpha + T(8 * kMiB) + 3 * kA + kAck));
+  expect_within_1_percent({collectives::Collective::AllToAll, "pairwise", 8}, 7 * (kAlpha + T(8 * kMiB) + 3 * kA + kAck));
 }
 
 // Bruck: chunks of 4 blocks x 512 KiB = 2 MiB (16 pipeline steps), 3 rounds each to rank +
 // 2^k; each round sends the 4 blocks whose offset has bit k set, so a rank sends
 // 3 x 16 x 2 MiB = 96 MiB on three connections that keep its link busy.
 TEST(AlphaBeta, AlltoallBruck) {
-  expect_within_1_percent({coll::Collective::AllToAll, "bruck", 8}, kAlpha + T(96 * kMiB) + 48 * kA + kAck);
+  expect_within_1_percent({collectives::Collective::AllToAll, "bruck", 8}, kAlpha + T(96 * kMiB) + 48 * kA + kAck);
 }
 
 // --- barrier and sendrecv ----------------------------------------------------------------
@@ -264,15 +264,15 @@ TEST(AlphaBeta, AlltoallBruck) {
 // serialisations each (= kAck), every round's send behind the ACK of the previous round's
 // message; the last send's ACK ends it. Exact.
 TEST(AlphaBeta, BarrierDisseminationIsExact) {
-  const Request q8{coll::Collective::Barrier, "dissemination", 8, 0};
-  const Request q16{coll::Collective::Barrier, "dissemination", 16, 0};
+  const Request q8{collectives::Collective::Barrier, "dissemination", 8, 0};
+  const Request q16{collectives::Collective::Barrier, "dissemination", 16, 0};
   EXPECT_EQ(simulate(q8), 3 * (kAck + kA) - kA + kAck);
   EXPECT_EQ(simulate(q16), 4 * (kAck + kA) - kA + kAck);
 }
 
 // Sendrecv: every rank streams S = 64 MiB to the next in 32 chunks of 2 MiB on one connection.
 TEST(AlphaBeta, SendrecvDirect) {
-  expect_within_1_percent({coll::Collective::SendRecv, "direct", 8}, kAlpha + T(64 * kMiB) + 31 * kA + kAck);
+  expect_within_1_percent({collectives::Collective::SendRecv, "direct", 8}, kAlpha + T(64 * kMiB) + 31 * kA + kAck);
 }
 
 // --- in-network reductions ------------------------------------------------------------
@@ -286,7 +286,7 @@ std::int64_t through_helper(std::int64_t chunks_per_step, std::int64_t steps, st
 }
 
 TEST(AlphaBeta, AllreduceNvls) {
-  Request q{coll::Collective::Allreduce, "nvls", 8};
+  Request q{collectives::Collective::Allreduce, "nvls", 8};
   q.ranks_per_node = 8;
   q.in_flight = 8;
   expect_within_1_percent(q, through_helper(8, 512, 64 * kMiB, 128 * 1024));
@@ -295,7 +295,7 @@ TEST(AlphaBeta, AllreduceNvls) {
 // NVLSTree over 2 nodes of n = 4: each node's switch also sends its node's sum to the other
 // and receives the other's, so its link carries n + 1 chunks per step each way.
 TEST(AlphaBeta, AllreduceNvlsTree) {
-  Request q{coll::Collective::Allreduce, "nvls_tree", 8};
+  Request q{collectives::Collective::Allreduce, "nvls_tree", 8};
   q.ranks_per_node = 4;
   q.in_flight = 8;
   expect_within_1_percent(q, through_helper(5, 512, 64 * kMiB, 128 * 1024));
@@ -308,7 +308,7 @@ TEST(AlphaBeta, AllreduceNvlsTree) {
 // must cover that round trip (8 hops of alpha + T(C), and queueing): with 8 chunks in flight
 // the tail waits for its window and the run is 13% slower, with 16 it is not.
 TEST(AlphaBeta, AllreduceCollNetChain) {
-  Request q{coll::Collective::Allreduce, "collnet_chain", 8};
+  Request q{collectives::Collective::Allreduce, "collnet_chain", 8};
   q.ranks_per_node = 4;
   q.chunk = 64 * 1024;
   q.in_flight = 16;
@@ -319,7 +319,7 @@ TEST(AlphaBeta, AllreduceCollNetChain) {
 // the others, its own reduced share to its rail and the total share to the 3 others: 7/4 of S
 // each way, plus an ACK per message received (7 per chunk).
 TEST(AlphaBeta, AllreduceCollNetDirect) {
-  Request q{coll::Collective::Allreduce, "collnet_direct", 8};
+  Request q{collectives::Collective::Allreduce, "collnet_direct", 8};
   q.ranks_per_node = 4;
   q.nics = 4;
   q.chunk = 256 * 1024;
@@ -328,7 +328,7 @@ TEST(AlphaBeta, AllreduceCollNetDirect) {
 }
 
 // Every registered algorithm has a formula above.
-TEST(AlphaBeta, CoversEveryAlgorithm) { EXPECT_EQ(coll::all_algorithms().size(), 23u); }
+TEST(AlphaBeta, CoversEveryAlgorithm) { EXPECT_EQ(collectives::all_algorithms().size(), 23u); }
 
 // With the default ACK per packet, a rank that sends and receives at full rate also sends an
 // ACK (64 wire bytes) per packet it receives: its link carries 4160 + 64 bytes per data packet,
@@ -336,7 +336,7 @@ TEST(AlphaBeta, CoversEveryAlgorithm) { EXPECT_EQ(coll::all_algorithms().size(),
 // allow. (Rounds 2 ... R lose no extra a: the ACK of a message's last packet is among them.)
 TEST(AlphaBeta, RingAllreducePaysForPerPacketAcks) {
   // 32 MiB: p = 2 steps of 2 MiB (512 packets), R = 28 rounds, one alpha saved.
-  const Request q{coll::Collective::Allreduce, "ring", 8, 32 * kMiB};
+  const Request q{collectives::Collective::Allreduce, "ring", 8, 32 * kMiB};
   const std::int64_t packets = 28 * 512;
   const std::int64_t formula = packets * (4160 + 64) * kPsPerByte + 27 * kAlpha + kAck;
   const std::int64_t measured = simulate(q, 1);

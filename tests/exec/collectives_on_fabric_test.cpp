@@ -19,18 +19,18 @@ topo::Topology big_switch(std::uint32_t hosts) {
   return net::testing::star(hosts, Bandwidth::gbps(100), SimTime::ns(1000));
 }
 
-RunResult run(const coll::Plan& plan, std::uint64_t eager_limit) {
+RunResult run(const collectives::Plan& plan, std::uint64_t eager_limit) {
   auto transport = pdes::make_local_transport();
   PacketHostParams host;
   host.eager_limit_bytes = eager_limit;
-  const goal::Schedule s = coll::generate(plan);
+  const goal::Schedule s = collectives::generate(plan);
   return run_on_fabric(big_switch(plan.num_ranks), net::FabricParams{}, *transport, net::FabricOptions{}, s,
                        make_placement(PlacementMethod::Linear, plan.num_ranks, plan.num_ranks), host)
       .result;
 }
 
-coll::CollectiveSpec spec_for(const coll::Algorithm& a, std::uint32_t n, std::uint64_t bytes) {
-  coll::CollectiveSpec spec;
+collectives::CollectiveSpec spec_for(const collectives::Algorithm& a, std::uint32_t n, std::uint64_t bytes) {
+  collectives::CollectiveSpec spec;
   spec.collective = a.collective;
   spec.algorithm = std::string(a.name);
   spec.num_ranks = n;
@@ -43,19 +43,19 @@ coll::CollectiveSpec spec_for(const coll::Algorithm& a, std::uint32_t n, std::ui
 }
 
 TEST(CollectivesOnFabric, EveryAlgorithmCompletesEagerAndByRendezvous) {
-  for (const coll::Algorithm* a : coll::all_algorithms())
+  for (const collectives::Algorithm* a : collectives::all_algorithms())
     for (std::uint32_t n : {1u, 2u, 3u, 5u, 8u})
       for (std::uint64_t eager : {std::uint64_t{1} << 40, std::uint64_t{0}}) {
-        coll::Plan plan;
+        collectives::Plan plan;
         try {
-          plan = coll::make_plan(spec_for(*a, n, std::uint64_t{n} * 40000));
+          plan = collectives::make_plan(spec_for(*a, n, std::uint64_t{n} * 40000));
         } catch (const std::invalid_argument&) {
           // With 2 ranks per node NVLS runs on 2 ranks (one node), NVLSTree on 3 or 4 (two).
           if (a->unsupported != nullptr) continue;
           throw;
         }
         const RunResult r = run(plan, eager);
-        EXPECT_TRUE(r.complete) << coll::to_string(a->collective) << " " << a->name << " n=" << n
+        EXPECT_TRUE(r.complete) << collectives::to_string(a->collective) << " " << a->name << " n=" << n
                                 << " eager limit " << eager << ": " << (r.blocked.empty() ? "" : r.blocked[0]);
         EXPECT_EQ(r.ops_completed, r.ops_total) << a->name;
       }

@@ -40,14 +40,14 @@ RunResult broadcast_on_fat_tree(std::uint64_t bytes) {
   ft.k = 4;
   ft.link = {Bandwidth::gbps(100), SimTime::us(1)};
   const topo::Topology t = topo::make_fat_tree(ft);
-  coll::CollectiveSpec spec;
-  spec.collective = coll::Collective::Broadcast;
+  collectives::CollectiveSpec spec;
+  spec.collective = collectives::Collective::Broadcast;
   spec.algorithm = "binomial_tree";
   spec.num_ranks = 16;
   spec.bytes = bytes;
   spec.launch_ns = 0;
   spec.step_ns = 0;
-  const goal::Schedule s = coll::generate(coll::make_plan(spec));
+  const goal::Schedule s = collectives::generate(collectives::make_plan(spec));
   auto transport = pdes::make_local_transport();
   FabricRunOptions options;
   options.record_op_times = true;

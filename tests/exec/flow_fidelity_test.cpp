@@ -52,7 +52,7 @@ TEST(FlowFidelity, OneRendezvousMessageArrivesWhenItsPacketsWould) {
   EXPECT_EQ(run(star, s, net::uniform_fidelity(LinkModel::Flow)).totals.flow_messages, 3u);
 }
 
-coll::Plan plan(coll::Collective c, const char* algorithm, std::uint32_t n, std::uint64_t bytes) {
+collectives::Plan plan(collectives::Collective c, const char* algorithm, std::uint32_t n, std::uint64_t bytes) {
   return testing::one_node_plan(c, algorithm, n, bytes, 1 << 20);
 }
 
@@ -76,21 +76,21 @@ TEST(FlowFidelity, CollectivesInsideAServerMatchThePacketModel) {
   // all-to-all of 2 MiB per pair 1.0 % faster (82.7 against 83.6 us: seven senders into each
   // port share it evenly, where packets under PFC do not quite).
   const topo::Topology t = servers_on_a_leaf(1, 8);
-  expect_close(t, coll::generate(plan(coll::Collective::Allreduce, "ring", 8, 32 << 20)), 0.03, "ring allreduce");
-  expect_close(t, coll::generate(plan(coll::Collective::AllToAll, "direct", 8, 8 * (2 << 20))), 0.015, "all-to-all");
+  expect_close(t, collectives::generate(plan(collectives::Collective::Allreduce, "ring", 8, 32 << 20)), 0.03, "ring allreduce");
+  expect_close(t, collectives::generate(plan(collectives::Collective::AllToAll, "direct", 8, 8 * (2 << 20))), 0.015, "all-to-all");
 }
 
 TEST(FlowFidelity, MessagesBetweenServersStayPackets) {
   // Two servers of 4: an all-to-all crosses both. The network's messages are packets still
   // (forwarded by the leaf), NVLink's are flows, and the makespan is the network's.
   const topo::Topology t = servers_on_a_leaf(2, 4);
-  coll::CollectiveSpec spec;
-  spec.collective = coll::Collective::AllToAll;
+  collectives::CollectiveSpec spec;
+  spec.collective = collectives::Collective::AllToAll;
   spec.algorithm = "direct";
   spec.num_ranks = 8;
   spec.bytes = 8 * (1 << 20);
   spec.ranks_per_node = 4;
-  const goal::Schedule s = coll::generate(coll::make_plan(spec));
+  const goal::Schedule s = collectives::generate(collectives::make_plan(spec));
   const SimulationRun packets = run(t, s, net::Fidelity{});
   const SimulationRun hybrid = run(t, s, net::parse_fidelity("nvlink=flow"));
   ASSERT_TRUE(hybrid.result.complete);

@@ -7,9 +7,9 @@
 
 namespace collsim::exec::testing {
 
-inline coll::Plan one_node_plan(coll::Collective c, const char* algorithm, std::uint32_t n, std::uint64_t bytes,
+inline collectives::Plan one_node_plan(collectives::Collective c, const char* algorithm, std::uint32_t n, std::uint64_t bytes,
                                 std::uint64_t chunk_bytes) {
-  coll::CollectiveSpec spec;
+  collectives::CollectiveSpec spec;
   spec.collective = c;
   spec.algorithm = algorithm;
   spec.num_ranks = n;
@@ -17,8 +17,8 @@ inline coll::Plan one_node_plan(coll::Collective c, const char* algorithm, std::
   spec.ranks_per_node = n;
   spec.channels = 2;
   spec.chunk_bytes = chunk_bytes;
-  spec.protocol = coll::Protocol::Simple;
-  return coll::make_plan(spec);
+  spec.protocol = collectives::Protocol::Simple;
+  return collectives::make_plan(spec);
 }
 
 }  // namespace collsim::exec::testing

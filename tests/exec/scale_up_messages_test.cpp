@@ -72,7 +72,7 @@ TEST(ScaleUpMessages, OneRendezvousMessageTakesWhatTheDelaysAddUpTo) {
   EXPECT_EQ(p.result.op_times[1].end_ps, 91'580'800);
 }
 
-coll::Plan plan(coll::Collective c, const char* algorithm, std::uint32_t n, std::uint64_t bytes) {
+collectives::Plan plan(collectives::Collective c, const char* algorithm, std::uint32_t n, std::uint64_t bytes) {
   return testing::one_node_plan(c, algorithm, n, bytes, 1 << 20);
 }
 
@@ -93,14 +93,14 @@ TEST(ScaleUpMessages, RingAllreduceInsideAServerMatchesThePacketModel) {
   // 8 GPUs, 32 MiB, 2 channels of 1 MiB chunks. The message model finishes 2.5 % early
   // (4.794 against 4.916 ms): the two channels' messages to one peer go one after the other
   // instead of interleaving packets, so each channel's next step can start sooner.
-  expect_close(coll::generate(plan(coll::Collective::Allreduce, "ring", 8, 32 << 20)), 0.03, "ring allreduce");
+  expect_close(collectives::generate(plan(collectives::Collective::Allreduce, "ring", 8, 32 << 20)), 0.03, "ring allreduce");
 }
 
 TEST(ScaleUpMessages, AllToAllInsideAServerMatchesThePacketModel) {
   // 8 GPUs each sending 2 MiB to each other: seven senders share every receiving port, taken
   // in whole messages one after another instead of interleaved packets; the same total, and
   // the makespans differ by 0.1 % (1.2330 against 1.2345 ms).
-  expect_close(coll::generate(plan(coll::Collective::AllToAll, "direct", 8, 8 * (2 << 20))), 0.01, "all-to-all");
+  expect_close(collectives::generate(plan(collectives::Collective::AllToAll, "direct", 8, 8 * (2 << 20))), 0.01, "all-to-all");
 }
 
 }  // namespace

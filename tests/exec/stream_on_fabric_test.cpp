@@ -119,14 +119,14 @@ TEST(StreamOnFabric, RendezvousAndHostOverheadsAsTheWholeSchedule) {
   for (std::uint32_t piece : {1u, 3u, 100u}) expect_same(streamed(s, linear(2), piece, host), whole(s, linear(2), host));
 }
 
-coll::Plan plan(coll::Collective c, const char* algorithm, std::uint32_t n, std::uint64_t bytes) {
+collectives::Plan plan(collectives::Collective c, const char* algorithm, std::uint32_t n, std::uint64_t bytes) {
   return testing::one_node_plan(c, algorithm, n, bytes, 256 << 10);
 }
 
 TEST(StreamOnFabric, CollectivesAsTheWholeSchedule) {
-  const goal::Schedule ring = coll::generate(plan(coll::Collective::Allreduce, "ring", 8, 8 << 20));
+  const goal::Schedule ring = collectives::generate(plan(collectives::Collective::Allreduce, "ring", 8, 8 << 20));
   expect_same(streamed(ring, linear(8), 1u << 30), whole(ring, linear(8)));
-  const goal::Schedule a2a = coll::generate(plan(coll::Collective::AllToAll, "direct", 6, 6 * (300 << 10)));
+  const goal::Schedule a2a = collectives::generate(plan(collectives::Collective::AllToAll, "direct", 6, 6 * (300 << 10)));
   expect_same(streamed(a2a, linear(6), 1u << 30), whole(a2a, linear(6)));
   // Two ranks per host: half the messages go through memory.
   const Placement packed = make_placement(PlacementMethod::Packed, 8, 4);
@@ -139,7 +139,7 @@ TEST(StreamOnFabric, ScaleUpMessagesAsTheWholeSchedule) {
   host.scale_up.bits_per_s = 100'000'000'000;
   host.scale_up.latency_ps = 2 * kLinkPs;
   host.scale_up.header_bytes = 64;
-  const goal::Schedule ring = coll::generate(plan(coll::Collective::Allreduce, "ring", 8, 8 << 20));
+  const goal::Schedule ring = collectives::generate(plan(collectives::Collective::Allreduce, "ring", 8, 8 << 20));
   expect_same(streamed(ring, linear(8), 1u << 30, host), whole(ring, linear(8), host));
   const goal::Schedule s = bounce(1 << 20, 3);
   expect_same(streamed(s, make_placement(PlacementMethod::Linear, 2, 8), 1, host),

@@ -30,26 +30,26 @@ struct Cluster {
   }
 };
 
-coll::Plan barrier_over(const coll::Plan& whole) {
-  coll::CollectiveSpec spec;
-  spec.collective = coll::Collective::Barrier;
+collectives::Plan barrier_over(const collectives::Plan& whole) {
+  collectives::CollectiveSpec spec;
+  spec.collective = collectives::Collective::Barrier;
   spec.algorithm = "dissemination";
   spec.num_ranks = whole.num_ranks;
   spec.group = whole.group;
   spec.ranks_per_node = whole.ranks_per_node;
-  return coll::make_plan(spec);
+  return collectives::make_plan(spec);
 }
 
 // Every member's stand-in; member `late` first computes for `late_ns`.
-goal::Schedule stand_ins(const coll::Plan& barrier, std::span<const std::uint64_t> after_ns, goal::RankId late = 0,
+goal::Schedule stand_ins(const collectives::Plan& barrier, std::span<const std::uint64_t> after_ns, goal::RankId late = 0,
                          std::uint64_t late_ns = 0) {
   goal::ScheduleBuilder b(barrier.num_ranks);
   for (std::uint32_t me = 0; me < barrier.n; ++me) {
     b.begin_rank(barrier.group[me]);
-    coll::BuilderSink sink(b);
+    collectives::BuilderSink sink(b);
     std::vector<goal::LocalOp> entry;
     if (late_ns > 0 && barrier.group[me] == late) entry.push_back(b.add(goal::Op::calc(late_ns)));
-    const std::vector<goal::LocalOp> met = coll::emit_member(barrier, me, sink, entry);
+    const std::vector<goal::LocalOp> met = collectives::emit_member(barrier, me, sink, entry);
     const goal::LocalOp rest = b.add(goal::Op::calc(after_ns[me], 48));
     for (goal::LocalOp m : met) b.add_requires(rest, m);
     b.end_rank();
@@ -69,8 +69,8 @@ class AloneTiming : public ::testing::TestWithParam<net::LinkModel> {
  protected:
   Cluster c;
   AloneTimingTable table{c.setup(GetParam())};
-  coll::Plan whole = exec::testing::one_node_plan(coll::Collective::Allreduce, "ring", 8, 4 << 20, 256 << 10);
-  coll::Plan barrier = barrier_over(whole);
+  collectives::Plan whole = exec::testing::one_node_plan(collectives::Collective::Allreduce, "ring", 8, 4 << 20, 256 << 10);
+  collectives::Plan barrier = barrier_over(whole);
   std::vector<std::uint64_t> after() {
     const std::span<const std::uint64_t> ns = table.after_barrier_ns(whole, barrier);
     return {ns.begin(), ns.end()};
@@ -111,8 +111,8 @@ INSTANTIATE_TEST_SUITE_P(Models, AloneTiming, ::testing::Values(net::LinkModel::
 TEST(AloneTimingTable, EachDistinctCollectiveIsSimulatedOnce) {
   const Cluster c;
   AloneTimingTable table(c.setup(net::LinkModel::Flow));
-  coll::Plan whole = exec::testing::one_node_plan(coll::Collective::Allreduce, "ring", 8, 1 << 20, 256 << 10);
-  const coll::Plan barrier = barrier_over(whole);
+  collectives::Plan whole = exec::testing::one_node_plan(collectives::Collective::Allreduce, "ring", 8, 1 << 20, 256 << 10);
+  const collectives::Plan barrier = barrier_over(whole);
   const std::vector<std::uint64_t> first(table.after_barrier_ns(whole, barrier).begin(),
                                          table.after_barrier_ns(whole, barrier).end());
   EXPECT_EQ(table.collectives_timed(), 2u);  // the all-reduce and the barrier
@@ -120,7 +120,7 @@ TEST(AloneTimingTable, EachDistinctCollectiveIsSimulatedOnce) {
   const std::span<const std::uint64_t> again = table.after_barrier_ns(whole, barrier);
   EXPECT_EQ(std::vector<std::uint64_t>(again.begin(), again.end()), first);
   EXPECT_EQ(table.collectives_timed(), 2u);
-  const coll::Plan larger = exec::testing::one_node_plan(coll::Collective::Allreduce, "ring", 8, 2 << 20, 256 << 10);
+  const collectives::Plan larger = exec::testing::one_node_plan(collectives::Collective::Allreduce, "ring", 8, 2 << 20, 256 << 10);
   const std::span<const std::uint64_t> more = table.after_barrier_ns(larger, barrier);
   EXPECT_EQ(table.collectives_timed(), 3u);  // the barrier was known
   for (std::uint32_t i = 0; i < 8; ++i) EXPECT_GT(more[i], first[i]);
@@ -148,9 +148,9 @@ topo::Topology servers_on_rails(std::uint32_t servers) {
   return t;
 }
 
-coll::Plan allreduce_on(std::uint32_t num_ranks, std::uint32_t first) {
-  coll::CollectiveSpec spec;
-  spec.collective = coll::Collective::Allreduce;
+collectives::Plan allreduce_on(std::uint32_t num_ranks, std::uint32_t first) {
+  collectives::CollectiveSpec spec;
+  spec.collective = collectives::Collective::Allreduce;
   spec.algorithm = "ring";
   spec.num_ranks = num_ranks;
   for (std::uint32_t i = 0; i < 8; ++i) spec.group.push_back(first + i);
@@ -158,15 +158,15 @@ coll::Plan allreduce_on(std::uint32_t num_ranks, std::uint32_t first) {
   spec.ranks_per_node = 8;
   spec.channels = 2;
   spec.chunk_bytes = 256 << 10;
-  spec.protocol = coll::Protocol::Simple;
-  return coll::make_plan(spec);
+  spec.protocol = collectives::Protocol::Simple;
+  return collectives::make_plan(spec);
 }
 
 // Each member's end alone in `table` equals its end when `plan` runs by itself on the whole
 // network of `setup`.
-void expect_alone_as_in_whole_run(AloneTimingTable& table, const exec::NetworkSetup& setup, const coll::Plan& plan) {
+void expect_alone_as_in_whole_run(AloneTimingTable& table, const exec::NetworkSetup& setup, const collectives::Plan& plan) {
   auto local = pdes::make_local_transport();
-  const exec::SimulationRun whole = exec::simulate(coll::generate(plan), setup, *local);
+  const exec::SimulationRun whole = exec::simulate(collectives::generate(plan), setup, *local);
   const std::vector<std::int64_t>& alone = table.alone_ps(plan);
   ASSERT_EQ(alone.size(), plan.n);
   for (std::uint32_t i = 0; i < plan.n; ++i)

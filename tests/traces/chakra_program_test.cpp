@@ -34,14 +34,14 @@ ReplayProgram program(const TempDir& dir, const std::vector<std::vector<pb::Node
 TEST(ChakraProgram, EverySampleSetIsOneCollectiveOverEightRanks) {
   struct Case {
     const char* dir;
-    coll::Collective kind;
+    collectives::Collective kind;
     std::uint64_t bytes;
   };
   // comm_size is 1 MiB per rank; an all-gather's size is its output, 8 x 1 MiB.
-  const Case cases[] = {{"all_reduce_8npus_1MB", coll::Collective::Allreduce, 1 << 20},
-                        {"all_gather_8npus_1MB", coll::Collective::Allgather, 8 << 20},
-                        {"reduce_scatter_8npus_1MB", coll::Collective::ReduceScatter, 1 << 20},
-                        {"all_to_all_8npus_1MB", coll::Collective::AllToAll, 1 << 20}};
+  const Case cases[] = {{"all_reduce_8npus_1MB", collectives::Collective::Allreduce, 1 << 20},
+                        {"all_gather_8npus_1MB", collectives::Collective::Allgather, 8 << 20},
+                        {"reduce_scatter_8npus_1MB", collectives::Collective::ReduceScatter, 1 << 20},
+                        {"all_to_all_8npus_1MB", collectives::Collective::AllToAll, 1 << 20}};
   for (const Case& c : cases) {
     const ReplayProgram p = read_traces({kChakra + c.dir});
     EXPECT_EQ(p.num_ranks, 8u);

@@ -61,14 +61,14 @@ TEST(NcclLog, RebuildsCommunicatorsAndMatchesCalls) {
   EXPECT_EQ(p.num_ranks, 4u);
   ASSERT_EQ(p.collectives.size(), 3u);
   // AllReduce of 262144 fp32 = 1 MiB on all four.
-  EXPECT_EQ(p.collectives[0].collective, coll::Collective::Allreduce);
+  EXPECT_EQ(p.collectives[0].collective, collectives::Collective::Allreduce);
   EXPECT_EQ(p.collectives[0].bytes, 1u << 20);
   EXPECT_EQ(p.collectives[0].group, (std::vector<goal::RankId>{0, 1, 2, 3}));
   // AllGather of 1024 bf16 per rank: 1024 x 2 B x 4 ranks.
-  EXPECT_EQ(p.collectives[1].collective, coll::Collective::Allgather);
+  EXPECT_EQ(p.collectives[1].collective, collectives::Collective::Allgather);
   EXPECT_EQ(p.collectives[1].bytes, 8192u);
   // Broadcast of 100 int8 on 0xs: its rank 0 is global rank 2, its root (rank 1) global 0.
-  EXPECT_EQ(p.collectives[2].collective, coll::Collective::Broadcast);
+  EXPECT_EQ(p.collectives[2].collective, collectives::Collective::Broadcast);
   EXPECT_EQ(p.collectives[2].bytes, 100u);
   EXPECT_EQ(p.collectives[2].group, (std::vector<goal::RankId>{2, 0}));
   EXPECT_EQ(p.collectives[2].root, 1u);
@@ -186,7 +186,7 @@ TEST(NcclLog, RealInitLinesOfTwoNodes) {
   // The only communicator spans all 8 devices: its ranks are the global ranks.
   EXPECT_EQ(p.collectives[0].group, (std::vector<goal::RankId>{0, 1, 2, 3, 4, 5, 6, 7}));
   EXPECT_EQ(p.collectives[0].bytes, 4096u);  // 1024 fp32
-  EXPECT_EQ(p.collectives[1].collective, coll::Collective::Broadcast);
+  EXPECT_EQ(p.collectives[1].collective, collectives::Collective::Broadcast);
   EXPECT_EQ(p.collectives[1].root, 5u);
   // gcn154:1793999 is comm rank 5: it has the AllReduce, then the Broadcast after it.
   ASSERT_EQ(p.ranks[5].size(), 2u);

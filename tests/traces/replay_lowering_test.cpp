@@ -20,7 +20,7 @@ ReplayProgram program() {
   p.num_ranks = 4;
   p.ranks.resize(4);
   p.max_tag = 5;
-  for (int i = 0; i < 2; ++i) p.collectives.push_back({coll::Collective::Allreduce, 4096, 0, {0, 1, 2, 3}, {}});
+  for (int i = 0; i < 2; ++i) p.collectives.push_back({collectives::Collective::Allreduce, 4096, 0, {0, 1, 2, 3}, {}});
   ReplayTask compute{Kind::Compute, 5000, 0, 0, 0, kNoIndex, kNoIndex, {}, {}};
   ReplayTask send0{Kind::Send, 0, 1, 64, 5, kNoIndex, kNoIndex, {0}, {}};
   ReplayTask recv0{Kind::Recv, 0, 1, 32, 5, kNoIndex, kNoIndex, {}, {}};
@@ -38,10 +38,10 @@ ReplayProgram program() {
   return p;
 }
 
-coll::CollectiveSpec ring_two_channels() {
-  coll::CollectiveSpec shape;
+collectives::CollectiveSpec ring_two_channels() {
+  collectives::CollectiveSpec shape;
   shape.algorithm = "ring";
-  shape.protocol = coll::Protocol::Simple;
+  shape.protocol = collectives::Protocol::Simple;
   shape.channels = 2;
   return shape;
 }
@@ -103,9 +103,9 @@ TEST(ReplayLowering, RefusedCollectiveNamesItsOrigin) {
   ReplayProgram p;
   p.num_ranks = 2;
   p.ranks.resize(2);
-  p.collectives.push_back({coll::Collective::Allreduce, 64, 0, {0, 1}, {"x.log", 3, 0, "AllReduce opCount 0x0"}});
+  p.collectives.push_back({collectives::Collective::Allreduce, 64, 0, {0, 1}, {"x.log", 3, 0, "AllReduce opCount 0x0"}});
   for (auto& t : p.ranks) t.push_back({Kind::Collective, 0, 0, 0, 0, 0, kNoIndex, {}, {}});
-  coll::CollectiveSpec shape;
+  collectives::CollectiveSpec shape;
   shape.algorithm = "no_such_algorithm";
   try {
     lower_replay(p, shape);

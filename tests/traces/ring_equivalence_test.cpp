@@ -38,19 +38,19 @@ exec::RunResult run(const goal::Schedule& s, std::uint64_t eager_limit) {
 }
 
 goal::Schedule our_ring() {
-  coll::CollectiveSpec spec;
-  spec.collective = coll::Collective::Allreduce;
+  collectives::CollectiveSpec spec;
+  spec.collective = collectives::Collective::Allreduce;
   spec.algorithm = "ring";
   spec.num_ranks = 8;
   spec.bytes = 1 << 20;
-  spec.protocol = coll::Protocol::Simple;
+  spec.protocol = collectives::Protocol::Simple;
   spec.channels = 1;
   spec.launch_ns = 0;
   spec.step_ns = 0;
   // ceil(131072 / rate) must be 7000: a hair above 131072/7000 B/ns keeps the quotient below 7000.
   spec.reduce_bytes_per_ns = 131072.0 / 7000.0 * (1 + 1e-9);
   spec.first_cpu = kCommunicationCpu;
-  return coll::generate(spec);
+  return collectives::generate(spec);
 }
 
 constexpr std::uint64_t kEager = std::uint64_t{1} << 40;

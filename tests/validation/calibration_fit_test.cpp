@@ -20,7 +20,7 @@ RunValidation run_on(std::uint32_t nodes, std::uint32_t gpus_per_node) {
 }
 
 SizeComparison size(std::uint64_t bytes, double measured_us, double simulated_us,
-                    coll::ChunkPath path = coll::ChunkPath::Ring, coll::Protocol protocol = coll::Protocol::Simple) {
+                    collectives::ChunkPath path = collectives::ChunkPath::Ring, collectives::Protocol protocol = collectives::Protocol::Simple) {
   SizeComparison s;
   s.bytes = bytes;
   s.measured_us = measured_us;
@@ -34,17 +34,17 @@ TEST(CalibrationFit, EachSizeInformsTheParameterThatLimitsIt) {
   const ModelParameters p;
   const RunValidation one_node = run_on(1, 8), two_nodes = run_on(2, 8);
   EXPECT_EQ(informs(one_node, size(1 << 30, 100, 90), p), Informs::GpuLinkEfficiency);
-  SizeComparison nvls = size(1 << 30, 100, 90, coll::ChunkPath::Other);
+  SizeComparison nvls = size(1 << 30, 100, 90, collectives::ChunkPath::Other);
   nvls.nvls = true;
   EXPECT_EQ(informs(one_node, nvls, p), Informs::NvlsEfficiency);
   // 8 x 400G (50 GB/s each) is less than a GPU's 450 GB/s of NVLink: the NICs limit.
   EXPECT_EQ(informs(two_nodes, size(1 << 30, 100, 90), p), Informs::NicEfficiency);
-  EXPECT_EQ(informs(two_nodes, size(1 << 30, 100, 90, coll::ChunkPath::Tree, coll::Protocol::LL128), p),
+  EXPECT_EQ(informs(two_nodes, size(1 << 30, 100, 90, collectives::ChunkPath::Tree, collectives::Protocol::LL128), p),
             Informs::Ll128NetworkEfficiency);
   EXPECT_EQ(informs(one_node, size(1024, 20, 15), p), Informs::Launch);
   EXPECT_EQ(informs(two_nodes, size(1024, 20, 15), p), Informs::NetLatency);
   EXPECT_EQ(informs(one_node, size(8 << 20, 100, 90), p), Informs::SimpleLatency);
-  EXPECT_EQ(informs(one_node, size(8 << 20, 100, 90, coll::ChunkPath::Tree), p), Informs::Nothing);
+  EXPECT_EQ(informs(one_node, size(8 << 20, 100, 90, collectives::ChunkPath::Tree), p), Informs::Nothing);
   // A thread driving 8 GPUs reports small sizes above the collective: its enqueueing.
   RunValidation threaded = run_on(1, 8);
   threaded.setup.gpus_per_thread = 8;

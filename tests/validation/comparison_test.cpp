@@ -15,7 +15,7 @@
 namespace collsim::validation {
 namespace {
 
-using coll::Collective;
+using collectives::Collective;
 
 TEST(Formulas, BusbwFactors) {
   EXPECT_DOUBLE_EQ(busbw_factor(Collective::Allreduce, 8), 14.0 / 8);

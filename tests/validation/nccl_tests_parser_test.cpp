@@ -296,11 +296,11 @@ TEST(NcclTestsParser, LauncherPrefixes) {
 }
 
 TEST(NcclTestsParser, ProgramNames) {
-  EXPECT_EQ(collective_from_program("all_reduce_perf"), coll::Collective::Allreduce);
-  EXPECT_EQ(collective_from_program("all_reduce_perf_mpi"), coll::Collective::Allreduce);
-  EXPECT_EQ(collective_from_program("reduce_scatter_perf"), coll::Collective::ReduceScatter);
-  EXPECT_EQ(collective_from_program("alltoall_perf"), coll::Collective::AllToAll);
-  EXPECT_EQ(collective_from_program("sendrecv_perf"), coll::Collective::SendRecv);
+  EXPECT_EQ(collective_from_program("all_reduce_perf"), collectives::Collective::Allreduce);
+  EXPECT_EQ(collective_from_program("all_reduce_perf_mpi"), collectives::Collective::Allreduce);
+  EXPECT_EQ(collective_from_program("reduce_scatter_perf"), collectives::Collective::ReduceScatter);
+  EXPECT_EQ(collective_from_program("alltoall_perf"), collectives::Collective::AllToAll);
+  EXPECT_EQ(collective_from_program("sendrecv_perf"), collectives::Collective::SendRecv);
   EXPECT_FALSE(collective_from_program("hypercube_perf"));
 }
 

@@ -9,7 +9,7 @@
 namespace collsim::validation {
 namespace {
 
-using coll::Collective;
+using collectives::Collective;
 using testing::read_log;
 
 struct Expected {

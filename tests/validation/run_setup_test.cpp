@@ -24,7 +24,7 @@ TEST(RunSetup, TakesWhatTheLogSays) {
   const ValidationSetup s = resolve_setup(log.runs.at(0), {});
   EXPECT_EQ(s.preset.name, "h100-4gpu-ib");
   EXPECT_EQ(s.preset_source.rfind("inferred", 0), 0u) << s.preset_source;
-  EXPECT_EQ(s.collective, coll::Collective::Allreduce);
+  EXPECT_EQ(s.collective, collectives::Collective::Allreduce);
   EXPECT_EQ(s.ranks, 8u);
   EXPECT_EQ(s.gpus_per_node, 4u);
   EXPECT_EQ(s.nodes, 2u);

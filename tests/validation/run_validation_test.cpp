@@ -63,8 +63,8 @@ TEST(RunValidation, ComparesEverySizeWithTheSimulatedTimeAndNcclTestsFormulas) {
     EXPECT_DOUBLE_EQ(c.error, c.measured_us / c.simulated_us - 1.0);
     // nccl-tests' busbw of allreduce on 2 ranks: S/t * 2(n-1)/n = S/t.
     EXPECT_NEAR(c.simulated_busbw, static_cast<double>(c.bytes) / c.simulated_us / 1e3, 1e-9 * c.simulated_busbw);
-    EXPECT_EQ(c.path, coll::ChunkPath::Ring);
-    EXPECT_EQ(c.protocol, coll::Protocol::Simple);
+    EXPECT_EQ(c.path, collectives::ChunkPath::Ring);
+    EXPECT_EQ(c.protocol, collectives::Protocol::Simple);
     EXPECT_FALSE(c.nvls);
     EXPECT_EQ(c.algorithm.rfind("ring Simple x", 0), 0u) << c.algorithm;
   }

@@ -15,7 +15,7 @@ namespace {
 ValidationSetup h100_nodes(std::uint32_t nodes) {
   ValidationSetup s;
   s.preset = *find_system_preset("dgx-h100");
-  s.collective = coll::Collective::Allreduce;
+  s.collective = collectives::Collective::Allreduce;
   s.gpus_per_node = 8;
   s.nodes = nodes;
   s.ranks = 8 * nodes;
@@ -28,36 +28,36 @@ ValidationSetup h100_nodes(std::uint32_t nodes) {
 TEST(SizeLowering, TheChoiceCarriesTheAlgorithmsChunkPath) {
   ValidationRequest r;
   r.algorithm = "ring";
-  EXPECT_EQ(choose(h100_nodes(2), r, 1u << 20).path, coll::ChunkPath::Ring);
+  EXPECT_EQ(choose(h100_nodes(2), r, 1u << 20).path, collectives::ChunkPath::Ring);
   r.algorithm = "double_binary_tree";
   const Choice tree = choose(h100_nodes(2), r, 1u << 20);
-  EXPECT_EQ(tree.path, coll::ChunkPath::Tree);
+  EXPECT_EQ(tree.path, collectives::ChunkPath::Tree);
   // NCCL's tuning derates a tree at medium sizes; the choice keeps that share of the links.
   EXPECT_LT(tree.tree_share, 1.0);
   EXPECT_NE(tree.key(), choose(h100_nodes(2), r, 1u << 30).key());
 }
 
 TEST(SizeLowering, PipelineDepthOfTreesAndChains) {
-  coll::CollectiveSpec spec;
-  spec.collective = coll::Collective::Allreduce;
+  collectives::CollectiveSpec spec;
+  spec.collective = collectives::Collective::Allreduce;
   spec.algorithm = "double_binary_tree";
   spec.bytes = 1u << 20;
   spec.ranks_per_node = 8;
-  const coll::Algorithm* tree = coll::find_algorithm(coll::Collective::Allreduce, "double_binary_tree");
+  const collectives::Algorithm* tree = collectives::find_algorithm(collectives::Collective::Allreduce, "double_binary_tree");
   ASSERT_NE(tree, nullptr);
   ASSERT_NE(tree->pipeline_depth, nullptr);
   // Up 7 NVLink hops and ceil(log2(nodes)) tree levels, then back down.
   for (const auto& [ranks, depth] : {std::pair{8u, 14u}, {16u, 16u}, {40u, 20u}}) {
     spec.num_ranks = ranks;
-    EXPECT_EQ(tree->pipeline_depth(coll::make_plan(spec)), depth) << ranks;
+    EXPECT_EQ(tree->pipeline_depth(collectives::make_plan(spec)), depth) << ranks;
   }
-  const coll::Algorithm* chain = coll::find_algorithm(coll::Collective::Broadcast, "pipelined_chain");
-  spec.collective = coll::Collective::Broadcast;
+  const collectives::Algorithm* chain = collectives::find_algorithm(collectives::Collective::Broadcast, "pipelined_chain");
+  spec.collective = collectives::Collective::Broadcast;
   spec.algorithm = "pipelined_chain";
   spec.num_ranks = 16;
-  EXPECT_EQ(chain->path, coll::ChunkPath::Chain);
-  EXPECT_EQ(chain->pipeline_depth(coll::make_plan(spec)), 15u);
-  EXPECT_EQ(coll::find_algorithm(coll::Collective::Allreduce, "ring")->pipeline_depth, nullptr);
+  EXPECT_EQ(chain->path, collectives::ChunkPath::Chain);
+  EXPECT_EQ(chain->pipeline_depth(collectives::make_plan(spec)), 15u);
+  EXPECT_EQ(collectives::find_algorithm(collectives::Collective::Allreduce, "ring")->pipeline_depth, nullptr);
 }
 
 TEST(SizeLowering, ASmallerRingOfWholeNodesStandsInForOneTooLargeToBuild) {

@@ -44,7 +44,7 @@ TEST_F(SystemFile, EveryFieldWithItsUnit) {
                                                 "sharp: true\n"));
   EXPECT_EQ(p.name, "mine");  // the file's stem
   EXPECT_EQ(p.gpu, "H200");
-  EXPECT_EQ(p.arch, coll::GpuArch::Hopper);
+  EXPECT_EQ(p.arch, collectives::GpuArch::Hopper);
   EXPECT_EQ(p.gpus_per_node, 4u);
   EXPECT_EQ(p.intra, IntraNode::NvLinkMesh);
   EXPECT_DOUBLE_EQ(p.gpu_link_gbytes, 450);  // 3600 Gb/s = 450 GB/s

@@ -121,15 +121,15 @@ TEST(SystemPreset, InferenceFromDeviceLines) {
 
 TEST(SystemPreset, TuningSystem) {
   const SystemPreset h = *find_system_preset("dgx-h100");
-  const coll::SystemModel one = tuning_system(h, 1), two = tuning_system(h, 2);
+  const collectives::SystemModel one = tuning_system(h, 1), two = tuning_system(h, 2);
   // 450 GB/s over 24 channels; across nodes 8 x 50 GB/s over 24 channels.
   EXPECT_DOUBLE_EQ(one.intra_gbytes_per_s, 450.0 / 24);
   EXPECT_DOUBLE_EQ(two.inter_gbytes_per_s, 400.0 / 24);
-  EXPECT_EQ(one.arch, coll::GpuArch::Hopper);
+  EXPECT_EQ(one.arch, collectives::GpuArch::Hopper);
   EXPECT_EQ(two.inter_latency_us, 0.0);  // InfiniBand: the calibration's net latency covers it
   // The run's channels share the same links: a 2x4 run of 8 channels on 4x 200G per node
   // gets 450/8 GB/s NVLink and 100/8 GB/s network per channel.
-  const coll::SystemModel eight = tuning_system(*find_system_preset("h100-4gpu-ib"), 2, 8);
+  const collectives::SystemModel eight = tuning_system(*find_system_preset("h100-4gpu-ib"), 2, 8);
   EXPECT_DOUBLE_EQ(eight.intra_gbytes_per_s, 450.0 / 8);
   EXPECT_DOUBLE_EQ(eight.inter_gbytes_per_s, 100.0 / 8);
 }

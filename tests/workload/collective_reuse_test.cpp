@@ -22,9 +22,9 @@ class FixedReuse final : public CollectiveReuse {
  public:
   bool decline = false;
   std::uint32_t asked = 0;
-  std::span<const std::uint64_t> after_barrier_ns(const coll::Plan& whole, const coll::Plan& barrier) override {
+  std::span<const std::uint64_t> after_barrier_ns(const collectives::Plan& whole, const collectives::Plan& barrier) override {
     ++asked;
-    EXPECT_EQ(barrier.collective, coll::Collective::Barrier);
+    EXPECT_EQ(barrier.collective, collectives::Collective::Barrier);
     EXPECT_EQ(barrier.group, whole.group);
     EXPECT_EQ(barrier.launch_ns, whole.launch_ns);  // it holds the cpu at first as the collective does
     EXPECT_EQ(barrier.step_ns + barrier.network_step_ns, 0);

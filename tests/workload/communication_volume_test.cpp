@@ -127,12 +127,12 @@ TEST(CommunicationVolume, NoParallelismButDataIsPlainDataParallelism) {
   const ModelCosts c = model_costs(w);
   std::uint64_t params = c.embedding.dense_params + c.head.dense_params;
   for (const LayerCosts& l : c.layers) params += l.dense_params;
-  coll::CollectiveSpec spec;
+  collectives::CollectiveSpec spec;
   spec.algorithm = "ring";
   spec.num_ranks = 4;
   spec.bytes = 4 * params;
-  spec.protocol = coll::Protocol::Simple;
-  const goal::Schedule alone = coll::generate(spec);
+  spec.protocol = collectives::Protocol::Simple;
+  const goal::Schedule alone = collectives::generate(spec);
   std::uint64_t alone_sends = 0, alone_recvs = 0, alone_bytes = 0;
   for (goal::RankId r = 0; r < 4; ++r) {
     const goal::RankOps ops = alone.rank(r);

@@ -61,7 +61,7 @@ TEST(DelayModel, OneFOneBTakesMPlusPMinusOneStageTimes) {
   w.training.micro_batch = 1;
   w.parallel.pp = p;
   w.device = *device_preset("A100");
-  w.comm.protocol = coll::Protocol::Simple;
+  w.comm.protocol = collectives::Protocol::Simple;
   make_communication_free(w);
   const LoweredStep s = lower_step(w, {});
   const DeviceSpec& d = w.device;

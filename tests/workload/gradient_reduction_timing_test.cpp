@@ -32,7 +32,7 @@ WorkloadSpec two_layers_dp2() {
   w.device.roofline = false;
   w.device.kernel_launch_ns = 0;
   w.comm.allreduce = "ring";
-  w.comm.protocol = coll::Protocol::Simple;
+  w.comm.protocol = collectives::Protocol::Simple;
   w.comm.channels = 1;
   w.comm.launch_ns = 0;
   w.comm.step_ns = 0;

@@ -27,7 +27,7 @@ inline WorkloadSpec tiny_transformer(std::uint32_t tp, std::uint32_t pp, std::ui
   // Ring algorithms with the Simple protocol put exactly the data on the wire.
   w.comm.allreduce = w.comm.allgather = w.comm.reduce_scatter = "ring";
   w.comm.alltoall = "direct";
-  w.comm.protocol = coll::Protocol::Simple;
+  w.comm.protocol = collectives::Protocol::Simple;
   w.comm.channels = 1;
   w.device = *device_preset("A100");
   return w;

@@ -11,7 +11,7 @@
 #include "collsim/collectives/rank_emitter.hpp"
 #include "collsim/collectives/spec.hpp"
 
-namespace collsim::coll {
+namespace collsim::collectives {
 
 // How a chunk travels between ranks, which tells how NCCL's cost model treats the algorithm
 // and how deep a pipeline of chunks has to be to keep every rank busy.
@@ -68,4 +68,4 @@ std::span<const Algorithm* const> all_algorithms();
 // Null when there is none of that name for that collective.
 const Algorithm* find_algorithm(Collective c, std::string_view name);
 
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

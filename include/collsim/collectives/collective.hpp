@@ -5,7 +5,7 @@
 #include <optional>
 #include <string_view>
 
-namespace collsim::coll {
+namespace collsim::collectives {
 
 enum class Collective : std::uint8_t {
   Allreduce,
@@ -63,4 +63,4 @@ std::uint64_t one_step_bytes(Protocol p);
 // Bytes on the wire for `data` bytes of payload: LL carries 4 data bytes per 8, LL128 120 per 128.
 std::uint64_t wire_bytes(Protocol p, std::uint64_t data);
 
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

@@ -11,7 +11,7 @@
 #include "collsim/goal/schedule.hpp"
 #include "collsim/goal/schedule_builder.hpp"
 
-namespace collsim::coll {
+namespace collsim::collectives {
 
 // Emits group member `me`'s part of the planned collective into `sink`, after `entry`.
 // Returns the ops later work must wait for (empty when the member has nothing to do).
@@ -81,4 +81,4 @@ struct AnnotatedSchedule {
 AnnotatedSchedule generate_annotated(const Plan& plan);
 inline AnnotatedSchedule generate_annotated(const CollectiveSpec& spec) { return generate_annotated(make_plan(spec)); }
 
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

@@ -15,7 +15,7 @@
 #include "collsim/collectives/unit_layout.hpp"
 #include "collsim/goal/op.hpp"
 
-namespace collsim::coll {
+namespace collsim::collectives {
 
 // What the receiver does with the units a message brings.
 enum class DataAction : std::uint8_t {
@@ -121,4 +121,4 @@ class RankEmitter {
   std::unordered_map<std::uint64_t, Connection> connections_;
 };
 
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

@@ -10,7 +10,7 @@
 #include "collsim/collectives/system_model.hpp"
 #include "collsim/goal/op.hpp"
 
-namespace collsim::coll {
+namespace collsim::collectives {
 
 // The node of a helper that sits between nodes (a SHARP switch).
 inline constexpr std::uint32_t kInNetwork = 0xFFFFFFFFu;
@@ -99,8 +99,8 @@ struct Plan {
     return participant < n ? participant / node_size() : helper_nodes[participant - n];
   }
 
-  std::uint64_t block_bytes() const { return coll::block_bytes(collective, n, bytes); }
-  std::uint64_t blocks_per_slice() const { return coll::blocks_per_slice(collective, n); }
+  std::uint64_t block_bytes() const { return collectives::block_bytes(collective, n, bytes); }
+  std::uint64_t blocks_per_slice() const { return collectives::blocks_per_slice(collective, n); }
   std::uint64_t num_units() const { return blocks_per_slice() * slices; }
   // Pipelined messages needed for `bytes` per channel: ceil(bytes / (channels * chunk)), at least 1.
   std::uint64_t pipeline_steps(std::uint64_t bytes_in_all_channels) const;
@@ -112,4 +112,4 @@ struct Plan {
 // Throws std::invalid_argument naming the field that is wrong.
 Plan make_plan(const CollectiveSpec& spec);
 
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

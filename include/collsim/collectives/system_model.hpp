@@ -6,7 +6,7 @@
 #include <optional>
 #include <string_view>
 
-namespace collsim::coll {
+namespace collsim::collectives {
 
 enum class GpuArch : std::uint8_t { Volta, Ampere, Hopper, Blackwell };
 std::string_view to_string(GpuArch a);
@@ -21,4 +21,4 @@ struct SystemModel {
   double inter_latency_us = 0.0;
 };
 
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

@@ -10,7 +10,7 @@
 
 #include "collsim/collectives/spec.hpp"
 
-namespace collsim::coll {
+namespace collsim::collectives {
 
 struct TuningCandidate {
   std::string algorithm;   // our registered name ("ring", "double_binary_tree")
@@ -36,4 +36,4 @@ std::optional<Protocol> tuned_protocol(const Plan& plan, std::string_view algori
 // Sets plan.algorithm and, unless the request fixed it, plan.protocol.
 void choose_automatically(Plan& plan, bool protocol_fixed);
 
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

@@ -9,7 +9,7 @@
 
 #include "collsim/collectives/spec.hpp"
 
-namespace collsim::coll {
+namespace collsim::collectives {
 
 struct UnitRange {
   std::uint64_t begin = 0;
@@ -46,4 +46,4 @@ class UnitLayout {
   std::uint64_t block_bytes_;
 };
 
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

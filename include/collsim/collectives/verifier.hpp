@@ -14,7 +14,7 @@
 
 #include "collsim/collectives/generate.hpp"
 
-namespace collsim::coll {
+namespace collsim::collectives {
 
 struct VerifyReport {
   bool ok = false;
@@ -35,4 +35,4 @@ VerifyReport verify(const AnnotatedSchedule& annotated, const VerifyLimits& limi
 // Only the traffic fields (messages, bytes, ops), without running anything.
 VerifyReport count_traffic(const goal::Schedule& schedule);
 
-}  // namespace collsim::coll
+}  // namespace collsim::collectives

@@ -35,10 +35,10 @@ class AloneTimingTable final : public workload::CollectiveReuse {
   explicit AloneTimingTable(const exec::NetworkSetup& setup);
   ~AloneTimingTable() override;
 
-  std::span<const std::uint64_t> after_barrier_ns(const coll::Plan& whole, const coll::Plan& barrier) override;
+  std::span<const std::uint64_t> after_barrier_ns(const collectives::Plan& whole, const collectives::Plan& barrier) override;
 
   // Each member's end (ps from an aligned start at 0) with `plan` alone on the network.
-  const std::vector<std::int64_t>& alone_ps(const coll::Plan& plan);
+  const std::vector<std::int64_t>& alone_ps(const collectives::Plan& plan);
 
   std::uint64_t collectives_timed() const { return timed_; }
   double seconds_timing() const { return seconds_; }
@@ -46,11 +46,11 @@ class AloneTimingTable final : public workload::CollectiveReuse {
  private:
   struct Island;
   // The plan's island (nothing when its hosts are not joined by NVLink), and its key.
-  std::optional<Island> island_of(const coll::Plan& plan) const;
-  static std::string plan_key(const coll::Plan& plan, bool with_group);
+  std::optional<Island> island_of(const collectives::Plan& plan) const;
+  static std::string plan_key(const collectives::Plan& plan, bool with_group);
   // LogGOPS: the plan over ranks 0..n-1 when its members share one node (or nodes are not
   // modelled), else nothing.
-  std::optional<coll::Plan> on_one_node(const coll::Plan& plan) const;
+  std::optional<collectives::Plan> on_one_node(const collectives::Plan& plan) const;
 
   exec::Placement placement_;
   exec::NetworkSetup setup_;

@@ -43,6 +43,6 @@ struct LoweredReplay {
 // `shape`: how collectives are lowered (algorithm, protocol, channels, chunk, costs); its
 // collective, group, bytes, root, num_ranks, first_cpu and tag are set per call. Throws
 // InputError naming the call when the collectives module refuses it.
-LoweredReplay lower_replay(const ReplayProgram& program, const coll::CollectiveSpec& shape = {});
+LoweredReplay lower_replay(const ReplayProgram& program, const collectives::CollectiveSpec& shape = {});
 
 }  // namespace collsim::traces

@@ -27,7 +27,7 @@ struct TraceOrigin {
 
 // One collective as every member called it.
 struct CollectiveCall {
-  coll::Collective collective = coll::Collective::Allreduce;
+  collectives::Collective collective = collectives::Collective::Allreduce;
   std::uint64_t bytes = 0;              // the nccl-tests size (allgather: the output)
   std::uint32_t root = 0;               // group index (broadcast, reduce)
   std::vector<goal::RankId> group;      // member i is rank group[i]

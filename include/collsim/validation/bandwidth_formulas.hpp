@@ -12,19 +12,19 @@ namespace collsim::validation {
 
 // allreduce 2(n-1)/n; allgather, reduce_scatter, alltoall (n-1)/n; broadcast, reduce,
 // sendrecv 1. n = 0 is treated as 1.
-double busbw_factor(coll::Collective c, std::uint32_t n);
+double busbw_factor(collectives::Collective c, std::uint32_t n);
 // size / time: bytes over microseconds, in GB/s. 0 for a time of 0.
 double algbw_gbps(std::uint64_t bytes, double time_us);
-double busbw_gbps(coll::Collective c, std::uint32_t n, std::uint64_t bytes, double time_us);
+double busbw_gbps(collectives::Collective c, std::uint32_t n, std::uint64_t bytes, double time_us);
 // The time that gives `busbw` (GB/s) for `bytes`; used for summary tables that print only busbw.
-double time_us_from_busbw(coll::Collective c, std::uint32_t n, std::uint64_t bytes, double busbw);
+double time_us_from_busbw(collectives::Collective c, std::uint32_t n, std::uint64_t bytes, double busbw);
 // The rank count whose factor is busbw/algbw (allreduce and the (n-1)/n family only; the
 // ratio must come from well-resolved values, say algbw >= 10 GB/s).
-std::optional<std::uint32_t> ranks_from_ratio(coll::Collective c, double ratio);
+std::optional<std::uint32_t> ranks_from_ratio(collectives::Collective c, double ratio);
 // Bytes per element of an nccl-tests type name ("float" 4, "half" 2, "int8" 1, ...).
 std::optional<std::uint32_t> element_bytes(std::string_view type);
 // nccl-tests' count for `size` bytes: elements per rank (allgather, reduce_scatter), per peer
 // (alltoall) or in the buffer (the rest).
-std::uint64_t expected_count(coll::Collective c, std::uint32_t n, std::uint64_t size, std::uint32_t elt);
+std::uint64_t expected_count(collectives::Collective c, std::uint32_t n, std::uint64_t size, std::uint32_t elt);
 
 }  // namespace collsim::validation

@@ -20,8 +20,8 @@ struct SizeComparison {
   double measured_busbw = 0, simulated_busbw = 0;  // GB/s, nccl-tests' formula on each time
   double error = 0;                                // simulated busbw / measured busbw - 1
   std::string algorithm;                           // what the simulation ran: "ring LL128 x24"
-  coll::ChunkPath path = coll::ChunkPath::Other;   // of the algorithm that ran
-  coll::Protocol protocol = coll::Protocol::Simple;
+  collectives::ChunkPath path = collectives::ChunkPath::Other;   // of the algorithm that ran
+  collectives::Protocol protocol = collectives::Protocol::Simple;
   bool nvls = false;                               // NVLS or NVLSTree ran
   double wall_s = 0;                               // simulation wall time of this size
   std::uint64_t events = 0;

@@ -125,6 +125,6 @@ LogFile parse_nccl_tests_log(std::string_view text, const std::string& file_name
 LogFile read_nccl_tests_log(const std::string& path);
 
 // nccl-tests' program name to the collective: "all_reduce_perf" -> Allreduce.
-std::optional<coll::Collective> collective_from_program(std::string_view program);
+std::optional<collectives::Collective> collective_from_program(std::string_view program);
 
 }  // namespace collsim::validation

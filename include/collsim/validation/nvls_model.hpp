@@ -10,7 +10,7 @@ namespace collsim::validation {
 
 // NCCL's NVLS efficiency: the share of the GPUs' NVLink rate its model gives the NVLS engine
 // (0.85 Hopper, 0.74 Blackwell); validate's default where no calibration fitted it.
-double nccl_nvls_efficiency(coll::GpuArch arch);
+double nccl_nvls_efficiency(collectives::GpuArch arch);
 
 // NCCL's cost-model time for NVLS allreduce (one node) or NVLSTree (several), reference/nccl.md
 // section 3: no base latency; latency 25 us (NVLink) for NVLS, 25 + 2 log2(nodes) * 20.9 us

@@ -14,7 +14,7 @@
 namespace collsim::validation {
 
 struct RunFacts {
-  std::optional<coll::Collective> collective;
+  std::optional<collectives::Collective> collective;
   std::string collective_source;     // "program all_reduce_perf", "busbw/algbw and redop", ...
   // An nccl-tests program whose collective collsim does not simulate (gather_perf,
   // scatter_perf, hypercube_perf): the columns would pass for another collective's.
@@ -40,9 +40,9 @@ struct Finding {
 // Recomputes algbw and busbw of every printed value with nccl-tests' formulas (within the
 // printed precision), the count from the size, and the Avg bus bandwidth from the rows; each
 // disagreement is a finding. Rows with #wrong > 0 and a FAILED footer are findings too.
-std::vector<Finding> check_consistency(const TestRun& run, coll::Collective c, std::uint32_t n);
+std::vector<Finding> check_consistency(const TestRun& run, collectives::Collective c, std::uint32_t n);
 
 // Summary tables print only busbw: fills time and algbw from it (marked derived).
-void derive_summary_times(TestRun& run, coll::Collective c, std::uint32_t n);
+void derive_summary_times(TestRun& run, collectives::Collective c, std::uint32_t n);
 
 }  // namespace collsim::validation

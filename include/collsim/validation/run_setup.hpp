@@ -46,7 +46,7 @@ struct ValidationRequest {
 struct ValidationSetup {
   SystemPreset preset;
   std::string preset_source;             // "--system", or why it was inferred
-  coll::Collective collective = coll::Collective::Allreduce;
+  collectives::Collective collective = collectives::Collective::Allreduce;
   std::string collective_source;
   std::uint32_t ranks = 0, nodes = 0, gpus_per_node = 0;
   std::string ranks_source;

@@ -20,9 +20,9 @@ namespace collsim::validation {
 struct Choice {
   bool nvls = false;  // nvls or nvls_tree, chosen by NCCL's NVLS model
   std::string algorithm;
-  coll::ChunkPath path = coll::ChunkPath::Other;
-  coll::Protocol protocol = coll::Protocol::Simple;
-  // The share of the links a tree of the log's size gets (coll::tree_correction): kept when a
+  collectives::ChunkPath path = collectives::ChunkPath::Other;
+  collectives::Protocol protocol = collectives::Protocol::Simple;
+  // The share of the links a tree of the log's size gets (collectives::tree_correction): kept when a
   // large size is extrapolated from smaller ones, which would otherwise take their own.
   double tree_share = 1.0;
   // Two sizes with the same key run the same lowering.
@@ -39,7 +39,7 @@ struct SubRing {
 };
 
 struct Lowered {
-  coll::Plan plan;
+  collectives::Plan plan;
   goal::Schedule schedule;
   std::uint32_t mtu = 4096;
   // Bytes a switch must hold from one ingress before it pauses it, at least (0: the default).
@@ -51,7 +51,7 @@ struct Lowered {
   bool streams = false;  // --streaming-hops applied: said in what the size was simulated as
   // The NICs' rate for this size relative to nic_efficiency's (ll128_network_efficiency).
   double nic_factor = 1.0;
-  // The share of every link's rate a tree of this size reaches (coll::tree_correction).
+  // The share of every link's rate a tree of this size reaches (collectives::tree_correction).
   double tree_share = 1.0;
   // What ran, for the output: "ring LL128 x24", with streaming and the tree's share.
   std::string description() const;

@@ -59,7 +59,7 @@ struct SystemPreset {
   std::string name;           // "dgx-h100"
   std::string description;    // one line, with the source of the numbers
   std::string gpu;            // "H100": matched against device lines
-  coll::GpuArch arch = coll::GpuArch::Hopper;
+  collectives::GpuArch arch = collectives::GpuArch::Hopper;
   std::uint32_t gpus_per_node = 8;      // GPUs in one NVLink (or PCIe) domain
   IntraNode intra = IntraNode::NvSwitch;
   double gpu_link_gbytes = 450;         // per GPU and direction, GB/s (NVLink or PCIe)
@@ -103,7 +103,7 @@ std::optional<SystemPreset> find_system_preset(std::string_view name);
 
 // What the tuning model needs: arch and NCCL's per-channel graph bandwidths for a run of
 // `channels` channels (0: the preset's) on the first `gpus_used` GPUs of each node (0: all).
-coll::SystemModel tuning_system(const SystemPreset& p, std::uint32_t nodes, std::uint32_t channels = 0,
+collectives::SystemModel tuning_system(const SystemPreset& p, std::uint32_t nodes, std::uint32_t channels = 0,
                                 std::uint32_t gpus_used = 0);
 
 // Link efficiencies scale the preset's line rates (see ModelParameters).

@@ -22,7 +22,7 @@ class CollectiveReuse {
   // `whole` alone on the network, less what `barrier` (over the same group) took it alone.
   // Empty when the collective must run as itself (a member takes less than the barrier).
   // The spans stay valid as long as this object.
-  virtual std::span<const std::uint64_t> after_barrier_ns(const coll::Plan& whole, const coll::Plan& barrier) = 0;
+  virtual std::span<const std::uint64_t> after_barrier_ns(const collectives::Plan& whole, const collectives::Plan& barrier) = 0;
 };
 
 }  // namespace collsim::workload

@@ -23,7 +23,7 @@ enum class OpRole : std::uint8_t { Compute = 0, TP = 1, PP = 2, DP = 3, EP = 4 }
 
 struct LoweringOptions {
   std::uint32_t gpus_per_node = 1;  // consecutive ranks sharing a node (collectives plan for it)
-  coll::SystemModel system;         // what "auto" tunes for (the arch comes from the device)
+  collectives::SystemModel system;         // what "auto" tunes for (the arch comes from the device)
   // Set: blocking TP and EP collectives inside one node are lowered as a barrier and the
   // member's time alone (see collective_reuse.hpp).
   CollectiveReuse* reuse = nullptr;

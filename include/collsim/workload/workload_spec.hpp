@@ -97,7 +97,7 @@ struct CommSpec {
   std::string alltoall = "auto";
   std::uint32_t channels = 2;
   std::uint64_t chunk_bytes = 0;  // data per pipelined message; 0: the protocol's
-  coll::Protocol protocol = coll::Protocol::Auto;
+  collectives::Protocol protocol = collectives::Protocol::Auto;
   std::int64_t launch_ns = -1;  // -1: the protocol's
   std::int64_t step_ns = -1;
   double reduce_bytes_per_ns = 200.0;  // reductions inside collectives; 0: free
@@ -110,7 +110,7 @@ struct DeviceSpec {
   double memory_bytes_per_s = 0;         // HBM bandwidth, for the roofline
   double kernel_launch_ns = 0;           // per kernel
   bool roofline = true;                  // time = max(FLOPs / (peak × eff), bytes / bandwidth)
-  coll::GpuArch arch = coll::GpuArch::Ampere;
+  collectives::GpuArch arch = collectives::GpuArch::Ampere;
 };
 
 // What to skip of a simulation (the cluster key fast_forward, the option --fast-forward):

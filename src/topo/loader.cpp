@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "collsim/common/input_error.hpp"
-#include "collsim/log/log.hpp"
+#include "collsim/logging/logging.hpp"
 #include "collsim/config/yaml_map.hpp"
 #include "collsim/topo/generators.hpp"
 

@@ -1,4 +1,4 @@
-#include "collsim/log/log.hpp"
+#include "collsim/logging/logging.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -114,11 +114,11 @@ TEST_F(LogTest, LinesGoToStderrNeverStdout) {
   configure({.level = "info", .file = ""});
   ::testing::internal::CaptureStdout();
   ::testing::internal::CaptureStderr();
-  logger("coll").info("to stderr");
+  logger("collectives").info("to stderr");
   const std::string err = ::testing::internal::GetCapturedStderr();
   const std::string out = ::testing::internal::GetCapturedStdout();
   EXPECT_EQ(out, "");
-  EXPECT_NE(err.find("[info] [coll] to stderr\n"), std::string::npos) << err;
+  EXPECT_NE(err.find("[info] [collectives] to stderr\n"), std::string::npos) << err;
 }
 
 TEST_F(LogTest, UnknownLevelIsAnInputErrorListingTheLevelsAndChangesNothing) {

@@ -1,4 +1,4 @@
-#include "collsim/log/log.hpp"
+#include "collsim/logging/logging.hpp"
 
 #include <spdlog/details/log_msg.h>
 #include <spdlog/pattern_formatter.h>
