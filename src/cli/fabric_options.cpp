@@ -5,6 +5,8 @@
 #include <iostream>
 
 #include "collsim/common/input_error.hpp"
+#include "collsim/exec/host_params.hpp"
+#include "collsim/exec/loggops_params.hpp"
 #include "duration_option.hpp"
 
 namespace collsim::cli {
@@ -26,14 +28,15 @@ void FabricCliOptions::add_to(CLI::App& cmd) {
   cmd.add_flag_callback(
       "--help-params",
       [] {
-        std::string text = "Fabric parameters (--set name=value, or a --params YAML file of name: value):\n";
-        const auto defaults = net::fabric_param_values(net::FabricParams{});
-        for (const auto& p : net::fabric_param_table())
-          text += "  " + p.name + " = " + defaults.at(p.name) + "  [" + p.unit + "] " + p.help + "\n";
-        std::cout << text;
+        std::cout << "Fabric parameters (--set name=value, or a --params YAML file of name: value):\n"
+                  << net::fabric_parameters().help(net::FabricParams{})
+                  << "\nHost costs in packet mode (--host-set name=value):\n"
+                  << exec::host_parameters().help(exec::PacketHostParams{})
+                  << "\nLogGOPS parameters (--network loggops; --loggops-set name=value):\n"
+                  << exec::loggops_parameters().help(exec::LogGOPSParams{});
         throw CLI::Success();
       },
-      "List every fabric parameter with its unit, default and meaning");
+      "List every fabric, host-cost and LogGOPS parameter with its unit, default and meaning");
 }
 
 namespace {

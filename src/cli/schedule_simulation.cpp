@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "collsim/common/units.hpp"
+#include "collsim/exec/host_params.hpp"
 #include "collsim/exec/simulation.hpp"
 #include "collsim/net/fidelity.hpp"
 #include "collsim/out/op_times_file.hpp"
@@ -23,31 +24,11 @@ exec::PacketHostParams host_params(const SimulationCliOptions& o) {
   for (const std::string& kv : o.host_set) {
     const auto [name, value] = parse_assignment_option("--host-set", kv);
     try {
-      std::size_t used = 0;
-      if (name == "o") {
-        p.o_ns = std::stoll(value, &used);
-      } else if (name == "O") {
-        p.O_ns_per_byte = std::stod(value, &used);
-      } else if (name == "S") {
-        const auto b = parse_byte_size(value);
-        if (!b) throw std::invalid_argument(value);
-        p.eager_limit_bytes = *b;
-        used = value.size();
-      } else if (name == "control_bytes") {
-        if (value.find('-') != std::string::npos) throw std::invalid_argument(value);  // stoull wraps "-1"
-        p.control_bytes = std::stoull(value, &used);
-      } else {
-        throw CLI::ValidationError("--host-set", "unknown host parameter '" + name + "' (o, O, S, control_bytes)");
-      }
-      if (used != value.size()) throw std::invalid_argument(value);
-    } catch (const std::logic_error&) {
-      throw CLI::ValidationError("--host-set", "bad value '" + value + "' for " + name);
+      exec::host_parameters().set(p, name, value);
+    } catch (const std::invalid_argument& e) {
+      throw CLI::ValidationError("--host-set", e.what());
     }
   }
-  // Beyond these a message's cost passes the end of simulated time (2^63 ps) and wraps.
-  if (p.o_ns < 0 || p.o_ns > 1'000'000'000'000) throw CLI::ValidationError("--host-set", "o must be 0..10^12 ns");
-  if (!(p.O_ns_per_byte >= 0 && p.O_ns_per_byte <= 1e6)) throw CLI::ValidationError("--host-set", "O must be 0..10^6 ns per byte");
-  if (p.control_bytes == 0 || p.control_bytes > 65535) throw CLI::ValidationError("--host-set", "control_bytes must be 1..65535");
   return p;
 }
 

@@ -79,11 +79,10 @@ std::uint64_t picoseconds(std::string_view value, std::string_view plain_unit, b
 
 }  // namespace
 
-void set_loggops_param(LogGOPSParams& params, std::string_view name, std::string_view value) {
-  const LogGOPSParamInfo* p = find_loggops_param(name);
-  for (const LogGOPSParamInfo& e : kExtensions)
-    if (e.name == name) p = &e;
-  if (p == nullptr) throw std::invalid_argument("unknown LogGOPS parameter '" + std::string(name) + "' (L, o, g, G, O, S; G_ps, ranks_per_node, L_intra, G_intra_ps, intra_nic, causal)");
+namespace {
+
+// One parameter from text (see set_loggops_param).
+void set_one(const LogGOPSParamInfo* p, LogGOPSParams& params, std::string_view value) {
   const std::string what = "LogGOPS parameter " + std::string(p->name) + " = '" + std::string(value) + "': ";
   auto in_range = [&](std::uint64_t v, const std::string& expected) {
     if (v > kMaxLogGOPSParam)
@@ -130,6 +129,31 @@ void set_loggops_param(LogGOPSParams& params, std::string_view name, std::string
   params.*member = in_range(in_ps ? ps : ps / 1000, "a whole number of " + std::string(p->unit));
 }
 
+Parameter<LogGOPSParams> row(const LogGOPSParamInfo& info, bool extension) {
+  const LogGOPSParamInfo* p = &info;
+  return {std::string(info.name), std::string(info.unit),
+          std::string(info.help) + (extension ? " (beyond LogGOPSim)" : ""),
+          [p](LogGOPSParams& params, std::string_view value) { set_one(p, params, value); },
+          [p](const LogGOPSParams& params) { return std::to_string(params.*(p->member)); }};
+}
+
+}  // namespace
+
+const ParameterTable<LogGOPSParams>& loggops_parameters() {
+  static const ParameterTable<LogGOPSParams> table("LogGOPS parameter", [] {
+    std::vector<Parameter<LogGOPSParams>> rows;
+    for (const LogGOPSParamInfo& p : kTable) rows.push_back(row(p, false));
+    for (const LogGOPSParamInfo& p : kExtensions) rows.push_back(row(p, true));
+    return rows;
+  }());
+  return table;
+}
+
+void set_loggops_param(LogGOPSParams& params, std::string_view name, std::string_view value) {
+  if (name.starts_with(kLongPrefix)) name.remove_prefix(kLongPrefix.size());
+  loggops_parameters().set(params, name, value);
+}
+
 void validate(const LogGOPSParams& params) {
   for (const LogGOPSParamInfo& p : kTable)
     if (params.*(p.member) > kMaxLogGOPSParam)
@@ -153,14 +177,6 @@ std::string to_string(const LogGOPSParams& params) {
   return out;
 }
 
-std::string loggops_params_help() {
-  std::string out;
-  for (const LogGOPSParamInfo& p : kTable)
-    out += "  " + std::string(p.name) + "  " + std::string(p.help) + " (" + std::string(p.unit) + ", default " +
-           std::to_string(p.default_value) + ")\n";
-  for (const LogGOPSParamInfo& p : kExtensions)
-    out += "  " + std::string(p.name) + "  " + std::string(p.help) + " (" + std::string(p.unit) + ", beyond LogGOPSim)\n";
-  return out;
-}
+std::string loggops_params_help() { return loggops_parameters().help(LogGOPSParams{}); }
 
 }  // namespace collsim::exec

@@ -12,20 +12,16 @@ namespace collsim::net {
 
 namespace {
 
-struct Descriptor {
-  ParamInfo info;
-  std::function<void(FabricParams&, const std::string&)> set;
-  std::function<std::string(const FabricParams&)> get;
-};
+using Descriptor = Parameter<FabricParams>;
 
-[[noreturn]] void bad(const std::string& name, const std::string& value, const std::string& expected) {
-  throw std::invalid_argument("fabric parameter " + name + " = '" + value + "': expected " + expected);
+[[noreturn]] void bad(const std::string& name, std::string_view value, const std::string& expected) {
+  throw std::invalid_argument("fabric parameter " + name + " = '" + std::string(value) + "': expected " + expected);
 }
 
 template <typename T>
 Descriptor bytes(const char* name, T FabricParams::*member, const char* help) {
-  return {{name, "bytes", help},
-          [=](FabricParams& p, const std::string& v) {
+  return {name, "bytes", help,
+          [=](FabricParams& p, std::string_view v) {
             std::string error;
             const auto b = parse_byte_size(v, &error);
             if (!b) bad(name, v, "a size such as 4KiB (" + error + ")");
@@ -36,8 +32,8 @@ Descriptor bytes(const char* name, T FabricParams::*member, const char* help) {
 }
 
 Descriptor time(const char* name, SimTime FabricParams::*member, const char* help) {
-  return {{name, "time", help},
-          [=](FabricParams& p, const std::string& v) {
+  return {name, "time", help,
+          [=](FabricParams& p, std::string_view v) {
             std::string error;
             const auto t = parse_duration(v, &error);
             if (!t || *t < SimTime::zero()) bad(name, v, "a duration such as 50us (" + error + ")");
@@ -48,8 +44,8 @@ Descriptor time(const char* name, SimTime FabricParams::*member, const char* hel
 
 template <typename T>
 Descriptor count(const char* name, T FabricParams::*member, const char* help) {
-  return {{name, "count", help},
-          [=](FabricParams& p, const std::string& v) {
+  return {name, "count", help,
+          [=](FabricParams& p, std::string_view v) {
             T out{};
             const auto res = std::from_chars(v.data(), v.data() + v.size(), out);
             if (res.ec != std::errc() || res.ptr != v.data() + v.size()) bad(name, v, "a whole number");
@@ -59,9 +55,9 @@ Descriptor count(const char* name, T FabricParams::*member, const char* help) {
 }
 
 Descriptor real(const char* name, double FabricParams::*member, const char* unit, const char* help) {
-  return {{name, unit, help},
-          [=](FabricParams& p, const std::string& v) {
-            std::istringstream in(v);
+  return {name, unit, help,
+          [=](FabricParams& p, std::string_view v) {
+            std::istringstream in{std::string(v)};
             double out = 0;
             if (!(in >> out) || !in.eof()) bad(name, v, "a number");
             p.*member = out;
@@ -74,8 +70,8 @@ Descriptor real(const char* name, double FabricParams::*member, const char* unit
 }
 
 Descriptor flag(const char* name, bool FabricParams::*member, const char* help) {
-  return {{name, "bool", help},
-          [=](FabricParams& p, const std::string& v) {
+  return {name, "bool", help,
+          [=](FabricParams& p, std::string_view v) {
             if (v == "true" || v == "1" || v == "on") {
               p.*member = true;
             } else if (v == "false" || v == "0" || v == "off") {
@@ -92,8 +88,8 @@ Descriptor choice(const char* name, E FabricParams::*member, const E (&values)[N
   std::string names;
   for (E e : values) names += (names.empty() ? "" : "|") + std::string(to_string(e));
   std::vector<E> all(std::begin(values), std::end(values));
-  return {{name, "enum:" + names, help},
-          [=](FabricParams& p, const std::string& v) {
+  return {name, "enum:" + names, help,
+          [=](FabricParams& p, std::string_view v) {
             for (E e : all)
               if (to_string(e) == v) {
                 p.*member = e;
@@ -110,9 +106,11 @@ constexpr RoutingMode kRouting[] = {RoutingMode::Ecmp,           RoutingMode::Sp
 constexpr CongestionControlKind kCc[] = {CongestionControlKind::None, CongestionControlKind::Dcqcn,
                                          CongestionControlKind::Swift};
 
-const std::vector<Descriptor>& descriptors() {
+}  // namespace
+
+const ParameterTable<FabricParams>& fabric_parameters() {
   using P = FabricParams;
-  static const std::vector<Descriptor> table = {
+  static const ParameterTable<FabricParams> table("fabric parameter", {
       bytes("mtu_bytes", &P::mtu_bytes, "payload bytes per data packet"),
       bytes("header_bytes", &P::header_bytes, "header bytes added to every data packet on the wire"),
       bytes("ack_bytes", &P::ack_bytes, "wire size of ACK, NACK, CNP and PFC frames"),
@@ -149,36 +147,16 @@ const std::vector<Descriptor>& descriptors() {
       real("swift_beta", &P::swift_beta, "ratio", "decrease gain above target"),
       real("swift_max_decrease", &P::swift_max_decrease, "ratio", "largest decrease per RTT"),
       count("seed", &P::seed, "seed of the fabric's random streams (ECN marking, hashing)"),
-  };
+  });
   return table;
 }
 
-}  // namespace
-
-const std::vector<ParamInfo>& fabric_param_table() {
-  static const std::vector<ParamInfo> infos = [] {
-    std::vector<ParamInfo> v;
-    for (const auto& d : descriptors()) v.push_back(d.info);
-    return v;
-  }();
-  return infos;
-}
-
 void set_fabric_param(FabricParams& params, const std::string& name, const std::string& value) {
-  for (const auto& d : descriptors())
-    if (d.info.name == name) {
-      d.set(params, value);
-      return;
-    }
-  std::string known;
-  for (const auto& d : descriptors()) known += (known.empty() ? "" : ", ") + d.info.name;
-  throw std::invalid_argument("unknown fabric parameter '" + name + "' (known: " + known + ")");
+  fabric_parameters().set(params, name, value);
 }
 
 std::map<std::string, std::string> fabric_param_values(const FabricParams& params) {
-  std::map<std::string, std::string> out;
-  for (const auto& d : descriptors()) out[d.info.name] = d.get(params);
-  return out;
+  return fabric_parameters().values(params);
 }
 
 void validate(const FabricParams& p) {

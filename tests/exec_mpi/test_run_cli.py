@@ -121,9 +121,9 @@ class Run(unittest.TestCase):
              "--set: cc=dcqcn and --cc both set cc: give one"),
             # A per-byte cost of 1e30 ns ended in the kernel's "negative delay"; -1 wrapped.
             (("--topology", f"{ROOT}/topologies/leaf_spine_64.yaml", "--host-set", "O=1e30"),
-             "--host-set: O must be 0..10^6 ns per byte"),
+             "--host-set: host parameter O = '1e30': expected nanoseconds per byte, 0..10^6"),
             (("--topology", f"{ROOT}/topologies/leaf_spine_64.yaml", "--host-set", "control_bytes=-1"),
-             "--host-set: bad value '-1' for control_bytes"),
+             "--host-set: host parameter control_bytes = '-1': expected a whole number of bytes, 1..65535"),
         ]:
             r = collsim(*base, *args)
             self.assertNotEqual(r.returncode, 0, args)

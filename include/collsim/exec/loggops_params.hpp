@@ -11,6 +11,8 @@
 #include <string>
 #include <string_view>
 
+#include "collsim/common/parameter_table.hpp"
+
 namespace collsim::exec {
 
 struct LogGOPSParams {
@@ -58,6 +60,10 @@ std::span<const LogGOPSParamInfo> loggops_param_table();
 // The entry named `name` ("L" or LogGOPSim's long form "LogGOPS_L"), or nullptr.
 const LogGOPSParamInfo* find_loggops_param(std::string_view name);
 
+// Every parameter, LogGOPSim's six then the extensions, as a parameter table
+// (common/parameter_table.hpp); each row parses as set_loggops_param says.
+const ParameterTable<LogGOPSParams>& loggops_parameters();
+
 // Sets one parameter. A whole number is in the parameter's own unit, as LogGOPSim reads it
 // (and G alone). A fraction or a unit is exact to the picosecond: "3.7us", "0.04" or "0.04ns"
 // or "200Gbps" for G (the whole gap per byte: nanoseconds in G, the rest in G_ps), "64KiB"
@@ -70,7 +76,7 @@ void validate(const LogGOPSParams& params);
 
 // "L=2500 o=1500 g=1000 G=6 O=0 S=65535"
 std::string to_string(const LogGOPSParams& params);
-// One line per parameter: "  L  latency ... (ns, default 2500)", for --help.
+// One line per parameter: "  L = 2500  [ns] latency ...", for --help.
 std::string loggops_params_help();
 
 }  // namespace collsim::exec

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "collsim/common/parameter_table.hpp"
 #include "collsim/common/sim_time.hpp"
 
 namespace collsim::net {
@@ -68,19 +69,13 @@ struct FabricParams {
 // The trains of `--fast-forward steady`: 15 packets of 4 KiB, as many as fit 16 bits on the wire.
 inline constexpr std::uint32_t kSteadyTrainBytes = 60 << 10;
 
-struct ParamInfo {
-  std::string name;
-  std::string unit;       // "bytes", "time", "count", "ratio", "bool", "enum:a|b|c"
-  std::string help;
-};
+// Every fabric parameter, in display order (common/parameter_table.hpp).
+const ParameterTable<FabricParams>& fabric_parameters();
 
-// The table of all parameters, in display order.
-const std::vector<ParamInfo>& fabric_param_table();
-
-// Sets one parameter from text ("mtu_bytes", "4KiB"); throws std::invalid_argument naming
-// the parameter and what it expects.
+// Shorthands for fabric_parameters().set and .values: sets one parameter from text
+// ("mtu_bytes", "4KiB"), throwing std::invalid_argument naming the parameter and what it
+// expects; current values as text, for the configuration dump.
 void set_fabric_param(FabricParams& params, const std::string& name, const std::string& value);
-// Current values as text, for --help and the configuration dump.
 std::map<std::string, std::string> fabric_param_values(const FabricParams& params);
 // Throws std::invalid_argument if values contradict each other (xon > xoff, kmin > kmax, ...).
 void validate(const FabricParams& params);
