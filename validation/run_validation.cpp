@@ -35,9 +35,10 @@ FabricSettings fabric_settings(std::uint32_t mtu, std::uint64_t min_xoff_bytes) 
 RunValidation validate_run(const TestRun& log_run, std::size_t run_index, const ValidationSetup& setup,
                            const ValidationRequest& request, ScheduleSimulator& simulator,
                            const ValidationProgress& progress) {
-  if (request.asks_nvls() && !nvls_possible(setup))
-    throw OptionError("--algo", "nvls is emulated only for allreduce on one or two full nodes of a preset with NVLS (" +
-                                    setup.preset.name + ", " + std::to_string(setup.nodes) + " node(s))");
+  if (request.asks_nvls() && !nvls_available(setup))
+    throw OptionError("--algo", "nvls is emulated only for allreduce on full nodes of a preset with NVLS (" +
+                                    setup.preset.name + ", " + std::to_string(setup.nodes) + " node(s), " +
+                                    std::to_string(setup.ranks) + " ranks)");
   const auto proto = collectives::protocol_from_name(request.protocol);
   const std::string collnet = request.asks_collnet_chain() ? "CollNetChain" : "CollNetDirect";
   if (request.asks_collnet() && proto && *proto != collectives::Protocol::Auto && *proto != collectives::Protocol::Simple)
@@ -59,7 +60,7 @@ RunValidation validate_run(const TestRun& log_run, std::size_t run_index, const 
   LinkScaling scaling{request.parameters.gpu_link_efficiency, request.parameters.nic_efficiency};
   // The rails' aggregations are hosts after the GPUs, where CollNet's helper ranks run.
   scaling.sharp_engines = request.asks_collnet();
-  scaling.nvls_engine = nvls_possible(setup) && !scaling.sharp_engines;
+  scaling.nvls_engine = (nvls_possible(setup) || request.asks_nvls()) && !scaling.sharp_engines;
   scaling.net_latency_ns = request.parameters.net_latency_us * 1000;
   scaling.nvls = request.parameters.nvls_efficiency > 0 ? request.parameters.nvls_efficiency
                                                          : nccl_nvls_efficiency(setup.preset.arch);

@@ -67,10 +67,12 @@ std::uint32_t mtu_for(std::uint64_t chunk) {
 
 }  // namespace
 
-bool nvls_possible(const ValidationSetup& s) {
+bool nvls_available(const ValidationSetup& s) {
   const bool full_nodes = s.ranks == s.nodes * s.gpus_per_node && s.gpus_per_node > 2;
-  return s.preset.nvls && s.nodes <= 2 && full_nodes && s.collective == collectives::Collective::Allreduce;
+  return s.preset.nvls && full_nodes && s.collective == collectives::Collective::Allreduce;
 }
+
+bool nvls_possible(const ValidationSetup& s) { return nvls_available(s) && s.nodes <= 2; }
 
 // Only when asked for, as NCCL runs CollNet only with NCCL_COLLNET_ENABLE=1 and a
 // SHARP-capable network.
@@ -83,8 +85,8 @@ namespace {
 
 // NCCL picks NVLS when its model says it is faster than the best ring/tree choice.
 bool nvls_chosen(const ValidationSetup& s, const ValidationRequest& r, const collectives::Plan& plan) {
+  if (r.asks_nvls()) return nvls_available(s);
   if (!nvls_possible(s)) return false;
-  if (r.asks_nvls()) return true;
   if (r.algorithm != "auto" || s.protocol != "auto") return false;
   const std::vector<collectives::TuningCandidate> c = collectives::tuning_candidates(plan);
   return c.empty() || nvls_model_time_us(s.preset, s.ranks, s.channels, plan.bytes, s.nodes,
@@ -306,7 +308,7 @@ double wire_floor_us(const goal::Schedule& schedule, const topo::Topology& topol
 // packets of up to 32 KiB. A smaller ring standing in for a large one sends size * ranks' /
 // ranks per rank.
 std::uint64_t largest_simulated_size(const ValidationSetup& s, const ValidationRequest& r, const Choice& choice) {
-  const double factor = std::max(1.0, busbw_factor(s.collective, s.ranks)) * (nvls_possible(s) ? 2.0 : 1.0);
+  const double factor = std::max(1.0, busbw_factor(s.collective, s.ranks)) * (nvls_possible(s) || choice.nvls ? 2.0 : 1.0);
   double senders = s.ranks;
   if (choice.path == collectives::ChunkPath::Ring)
     if (const std::optional<SubRing> sub = sub_ring(s, r)) senders = static_cast<double>(sub->ranks) * sub->ranks / s.ranks;

@@ -5,14 +5,19 @@
 // the chunk of every GPU of its node, sends the sum back to each. Every GPU moves S up and S
 // down, where a ring moves 2(n-1)/n S each way.
 //
-// NVLSTree (NCCL 2.18+) joins two nodes: each node's switch, once it has its GPUs' chunk,
-// sends the node's sum to the other node's switch and sends the total down once the other's
-// sum is back. Over two nodes a tree is that one exchange: S crosses the network per node and
-// direction, so the bus bandwidth can exceed the NICs' line rate. More nodes are not modelled.
+// NVLSTree (NCCL 2.18+) joins nodes by trees over their switches. On two nodes each switch,
+// once it has its GPUs' chunk, sends the node's sum to the other node's switch and sends the
+// total down once the other's sum is back: that one exchange is the tree, and S crosses the
+// network per node and direction, so the bus bandwidth can exceed the NICs' line rate. On
+// more nodes channel c runs tree c mod 2 of NCCL's double binary tree over the nodes: a
+// switch adds its children's sums to its node's, sends that to its parent, and passes the
+// total from the parent (the root: its own) to its children and its GPUs.
 
+#include <bit>
 #include <string>
 #include <vector>
 
+#include "algorithms/binary_trees.hpp"
 #include "collsim/collectives/algorithm.hpp"
 
 namespace collsim::collectives {
@@ -37,11 +42,13 @@ std::string full_nodes(const Plan& plan, std::uint32_t nodes, const char* what) 
 }
 
 std::string unsupported_nvls(const Plan& plan) {
-  return full_nodes(plan, 1, "reduces inside one NVLink domain: 1 node (nvls_tree joins 2)");
+  return full_nodes(plan, 1, "reduces inside one NVLink domain: 1 node (nvls_tree joins several)");
 }
 
 std::string unsupported_nvls_tree(const Plan& plan) {
-  return full_nodes(plan, 2, "joins the NVLS of exactly 2 nodes");
+  if (plan.nodes() < 2) return "joins the NVLS of 2 or more nodes, not 1 (ranks_per_node " +
+                               std::to_string(plan.ranks_per_node) + "; nvls is the one-node algorithm)";
+  return full_nodes(plan, plan.nodes(), "");
 }
 
 void emit(RankEmitter& out) {
@@ -65,20 +72,32 @@ void emit(RankEmitter& out) {
     }
     return;
   }
-  const std::uint32_t node = me - plan.n, first = node * plan.node_size();
-  const std::uint32_t other_switch = plan.n + (1 - node);  // with 2 nodes
-  for (std::uint32_t c = 0; c < plan.channels; ++c)
+  const std::uint32_t node = me - plan.n, first = node * plan.node_size(), nodes = plan.nodes();
+  const auto switch_of = [&](std::uint32_t n) { return plan.n + n; };
+  for (std::uint32_t c = 0; c < plan.channels; ++c) {
+    const TreeLinks tree = double_tree(nodes, c % 2, node);
     for (std::uint64_t k = 0; k < steps; ++k) {
       std::vector<goal::LocalOp> in;
       for (std::uint32_t g = first; g < first + plan.node_size(); ++g)
         in.push_back(out.recv(g, c, chunk(c, k), DataAction::Reduce));
-      if (plan.nodes() == 2) {
+      if (nodes == 2) {
         // The node's sum leaves before the other node's arrives in the same buffer.
-        const goal::LocalOp sum_out = out.send(other_switch, c, chunk(c, k), in);
-        in.push_back(out.recv(other_switch, c, chunk(c, k), DataAction::Reduce, {}, sum_out));
+        const std::uint32_t other = switch_of(1 - node);
+        const goal::LocalOp sum_out = out.send(other, c, chunk(c, k), in);
+        in.push_back(out.recv(other, c, chunk(c, k), DataAction::Reduce, {}, sum_out));
+      } else if (nodes > 2) {
+        for (std::uint32_t i = 0; i < tree.num_children; ++i)
+          in.push_back(out.recv(switch_of(tree.children[i]), c, chunk(c, k), DataAction::Reduce));
+        if (tree.parent != kNone) {
+          // The subtree's sum goes up; the total comes back into the same buffer.
+          const goal::LocalOp sum_out = out.send(switch_of(tree.parent), c, chunk(c, k), in);
+          in = {out.recv(switch_of(tree.parent), c, chunk(c, k), DataAction::Copy, {}, sum_out)};
+        }
+        for (std::uint32_t i = 0; i < tree.num_children; ++i) out.send(switch_of(tree.children[i]), c, chunk(c, k), in);
       }
       for (std::uint32_t g = first; g < first + plan.node_size(); ++g) out.send(g, c, chunk(c, k), in);
     }
+  }
 }
 
 std::uint64_t nvls_chunk(const Plan&) { return kNvlsChunkBytes; }
@@ -86,7 +105,11 @@ std::uint64_t nvls_chunk(const Plan&) { return kNvlsChunkBytes; }
 // A chunk goes up to the switch and comes back down; across two nodes it also crosses between
 // the switches.
 std::uint64_t nvls_depth(const Plan&) { return 2; }
-std::uint64_t nvls_tree_depth(const Plan&) { return 3; }
+std::uint64_t nvls_tree_depth(const Plan& plan) {
+  // Up and down the tree over nodes, 2 (the exchange) on two.
+  const std::uint64_t height = plan.nodes() <= 2 ? 1 : 2 * std::bit_width(plan.nodes() - 1);
+  return 2 + height;
+}
 
 // NCCL runs every algorithm but the Simple ring with chunks of one step of its buffer, so
 // NCCL_STEPS of them are in flight per connection (one_step_chunks).
@@ -104,7 +127,7 @@ extern const Algorithm kAllreduceNvls{
 
 extern const Algorithm kAllreduceNvlsTree{
     "nvls_tree", Collective::Allreduce,
-    "NCCL NVLSTree on 2 nodes: NVLS in each node, the two NVSwitches (helper ranks) exchanging their sums",
+    "NCCL NVLSTree: NVLS in each node, the nodes' NVSwitches (helper ranks) reducing over a double binary tree",
     pipelined_slices, emit, unsupported_nvls_tree, nvls_chunk, 1, true, ChunkPath::Other, nvls_tree_depth,
     kNvlsOpsPerStep, one_switch_per_node};
 

@@ -40,6 +40,42 @@ TEST(NvlsTree, VerifiesOnTwoNodesOfEverySize) {
       }
 }
 
+TEST(NvlsTree, VerifiesOverTreesOfThreeOrMoreNodes) {
+  for (std::uint32_t nodes : {3u, 4u, 5u, 7u, 16u})
+    for (std::uint32_t per_node : {1u, 4u})
+      for (std::uint32_t channels : {1u, 2u, 3u}) {
+        const VerifyReport r =
+            testing::generate_and_verify(nvls_spec("nvls_tree", nodes * per_node, per_node, 1000003, channels));
+        EXPECT_TRUE(r.ok) << nodes << " x " << per_node << " channels=" << channels << ": " << r.error;
+      }
+}
+
+TEST(NvlsTree, OverFourNodesEachTreeEdgeCarriesTheSumUpAndTheTotalDown) {
+  // 4 nodes of 2 GPUs, 1 MiB over 2 channels in 16 chunks of 64 KiB (8 per channel). Channel
+  // 0 runs NCCL's tree 0 over the nodes (0 -> 2 -> {1, 3}), channel 1 its mirror (3 -> 1 ->
+  // {2, 0}): each of a tree's 3 edges carries every chunk of its channel once up and once
+  // down, so the switches send 2 x 3 x 8 chunks to each other in all, and each switch sends
+  // its 2 GPUs all 16 totals.
+  const goal::Schedule s = generate(make_plan(nvls_spec("nvls_tree", 8, 2, 1 << 20, 2)));
+  ASSERT_EQ(s.num_ranks(), 12u);
+  std::uint64_t between_switches = 0;
+  for (goal::RankId sw = 8; sw < 12; ++sw) {
+    std::uint64_t to_gpus = 0;
+    for (goal::RankId peer : testing::peers_of(s, sw, goal::OpKind::Send)) {
+      if (peer >= 8) ++between_switches;
+      else ++to_gpus;
+    }
+    EXPECT_EQ(to_gpus, 2u * 16) << sw;
+  }
+  EXPECT_EQ(between_switches, 2u * 3 * 8 * 2);
+  // Channel 0's root (node 0) sends nothing up: its switch sends only to its child, node 2.
+  const goal::RankOps root = s.rank(8);
+  for (goal::LocalOp i = 0; i < root.num_ops(); ++i)
+    if (root.kind(i) == goal::OpKind::Send && root.peer(i) >= 8 && root.tag(i) == 0) {
+      EXPECT_EQ(root.peer(i), 10u);
+    }
+}
+
 TEST(Nvls, EveryGpuSendsTheSizeOnceAndTheSwitchEverySum) {
   // 8 GPUs, 1 MiB in chunks of 64 KiB over 2 channels: each GPU sends 16 chunks of 64 KiB
   // up and receives 16 sums; the switch (rank 8) receives 8 x 16 and sends as many.
@@ -93,7 +129,7 @@ TEST(Nvls, HelpersRunWhereTheSpecPutsThem) {
 
 TEST(Nvls, RefusesGroupsOutsideItsNvlinkDomains) {
   EXPECT_THROW(make_plan(nvls_spec("nvls", 16, 8, 1 << 20, 1)), std::invalid_argument);       // 2 nodes
-  EXPECT_THROW(make_plan(nvls_spec("nvls_tree", 24, 8, 1 << 20, 1)), std::invalid_argument);  // 3 nodes
+  EXPECT_THROW(make_plan(nvls_spec("nvls_tree", 8, 8, 1 << 20, 1)), std::invalid_argument);   // 1 node
   EXPECT_THROW(make_plan(nvls_spec("nvls_tree", 12, 8, 1 << 20, 1)), std::invalid_argument);  // 8 + 4
   CollectiveSpec ring = nvls_spec("ring", 8, 8, 1 << 20, 1);
   ring.helper_ranks = {8};

@@ -157,7 +157,7 @@ class Validate(unittest.TestCase):
         self.assertTrue(sizes[0]["algorithm"].startswith("nvls"), sizes[0]["algorithm"])
         r = collsim("validate", log("17"), "--run", "1", "--algo", "nvls")
         self.assertEqual(r.returncode, USAGE)
-        self.assertIn("nvls is emulated only for allreduce on one or two full nodes", r.stderr)
+        self.assertIn("nvls is emulated only for allreduce on full nodes of a preset with NVLS", r.stderr)
 
     def test_two_nodes_run_trees_at_large_sizes(self):
         # Log 04 (2x8 H100, 32x100G EFA, 24 channels) at 1 GiB, NCCL's model: NVLSTree
@@ -565,6 +565,15 @@ class ValidateLongRuns(unittest.TestCase):
         bound = 1.875 * 2**29 / (360e9 * 64 / 65) * 1e6
         self.assertGreaterEqual(size["simulated_us"], bound)
         self.assertLess(size["simulated_us"], 1.08 * bound)
+        # NVLSTree over 10 nodes of 8 H100 (log 19's all_reduce run): the nodes' switches reduce
+        # over NCCL's double binary tree. Its channels spread over each node's 8 x 400G NICs: on
+        # one NIC per node (50 GB/s) no tree could pass 50 x 1.875 = 94 GB/s of bus bandwidth.
+        r = collsim("validate", log("19"), "--run", "0", "--algo", "nvls_tree", "--min-bytes", "64MiB",
+                    "--max-bytes", "64MiB", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        size = json.loads(r.stdout)["sizes"][0]
+        self.assertTrue(size["algorithm"].startswith("nvls_tree Simple"), size["algorithm"])
+        self.assertGreater(size["simulated_busbw"], 100)
         r = collsim("validate", log("17"), "--run", "0", "--algo", "collnet_chain")
         self.assertEqual(r.returncode, USAGE)
         self.assertIn("collnet_chain is emulated only for allreduce on two or more full nodes", r.stderr)
