@@ -1,6 +1,7 @@
 #include "report_command.hpp"
 
 #include <CLI/CLI.hpp>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
