@@ -67,9 +67,9 @@ DISCUSSION = """## What the errors say
   - *No other log of the system to fit on* (data; each is uncalibrated in this table): 03
     (p4de, EFA v1: +27% / +65%, simulated too fast. Below 1 MiB p4de pays ~2x the 14.5 us per
     message that log 04's EFA v2 fits, and its NVLink is not calibrated: with dgx-a100's fit the
-    large sizes drop to 18.6%), 04 (p5: +48% at >= 1 MiB, worst +181% at 8 MiB, where NVLSTree
-    runs at NCCL's 0.85 NVLS efficiency while 17 fits 0.683, and the 2-node NVLSTree pipeline
-    over EFA is too fast at medium sizes: with dgx-h100's fit 35.9%), 05 (PCIe RTX alltoall:
+    large sizes drop to 18.6%), 04 (p5: +49% at >= 1 MiB, worst +152% at 16 MiB, where NVLSTree
+    runs at NCCL's 0.85 NVLS efficiency while 17 fits 0.63, and the 2-node NVLSTree pipeline
+    over EFA is too fast at medium sizes: with dgx-h100's fit 28.6%), 05 (PCIe RTX alltoall:
     +28% too fast at >= 1 MiB, where its PCIe and NICs need ~0.77 of their line rate, and -45%
     too slow below, where 15 peers' direct messages pay NCCL's per-step latency that this
     PCIe box does not), 06 (GB300 trays over RoCE: +26% / +89% too fast: the 800G NIC speed is
@@ -144,8 +144,8 @@ DISCUSSION = """## What the errors say
   single-node or small-size only). Logs 04 and 25, whose NIC efficiency is fitted, got better.
   What 05/06/19 need is a training log of their preset, not the pauses back.
 - **Two nodes run trees, as NCCL does** (logs 03, 25), and NVLSTree on H100 NVSwitch nodes (log
-  04), emulated as NVLS inside each node plus an exchange of the node sums between the two NVLS
-  engines; simulated busbw passes the NIC line rate as measured.
+  04), run as collectives' registered `nvls_tree`: NVLS inside each node plus an exchange of the
+  node sums between the two NVLS engines; simulated busbw passes the NIC line rate as measured.
 - **EFA** has its own message latency: the EFA presets add 14.5 us per network crossing
   (`kEfaMessageLatencyUs`, fitted by hand on the sizes < 64 KiB of log 04, so 04 is a training
   log). Log 03 (p4de, EFA v1) stays ~2x slower than that per message and misses both targets.
@@ -166,14 +166,14 @@ DISCUSSION = """## What the errors say
   60-214%): the old chain's slowness had hidden EFA's per-message costs (proxy, SRD) that the
   model has only as one latency per crossing; 04 (training) goes from 7.1% to 16.5% at >= 1 MiB
   and 03 from 42% to 63%, 31 (flagged) from 117% to 241%. The rotation is its own commit.
-- **CollNetChain (SHARP) is emulated** (`--algo collnet_chain`, log 33: NCCL_ALGO=COLLNETCHAIN on
+- **CollNetChain (SHARP) runs as collectives' registered `collnet_chain`** (`--algo collnet_chain`, log 33: NCCL_ALGO=COLLNETCHAIN on
   12 x 8 H100): per channel a chain of the node's GPUs over NVLink, whose head hands the node's
   sum to an aggregation rank on its rail switch, which returns the total of all nodes; the chain
   rotates over the GPUs from channel to channel. A GPU then sends 1.875 S over its NVLink (S up
   and S down the chain, less the tail's share), so at the NVLink efficiency fitted on log 17
   (0.796) the chain is bound at 374 GB/s busbw (450 x 0.796 x 64/65 / 1.875 x 1.979) and
-  simulated at 369-371, where 356-387 were measured: 33 goes from 13.0% (simulated as trees)
-  to 3.3%. Our NICs hang off the node switch, so a head
+  simulated at 354-371, where 356-387 were measured: 33 goes from 13.0% (simulated as trees)
+  to 3.5%. Our NICs hang off the node switch, so a head
   would push its window of chunks to the NIC over its NVLink port, and the PFC pauses of that
   backlog stalled its chain too (8% at 256 MiB); the switch now holds that window, as a real
   NIC reads it from GPU memory.
@@ -355,8 +355,11 @@ DISCUSSION = """## What the errors say
   fall to ~1 GB/s (INDEX.md: "mid-size noise is large"), so validate flags it as inconsistent
   with the preset: a GKE A4 system file with its measured NIC share, once a second A4 log can
   train it, is what would tell the model from the network.
-- **Not modelled**: NVLS/NVLSTree across NVL72 racks or on more than 2 nodes (logs 14, 34), and
-  CollNetDirect. Log 19's sendrecv and both runs of log 36 (a thin
+- **Not simulated as NCCL chooses it**: NVLS across NVL72 racks (logs 14, 34), and NCCL's own
+  choice of NVLSTree on more than 2 nodes: `--algo nvls` runs NVLSTree over any number of nodes
+  (NCCL's double binary tree over the nodes' NVSwitches) and `--algo collnet_direct` CollNetDirect,
+  but the automatic choice stays on 1 and 2 nodes, so logs 19 and 31 keep rings and trees in this
+  report. Log 19's sendrecv and both runs of log 36 (a thin
   inter-node pipe per INDEX.md) are flagged as inconsistent with the preset, as is log 11 run B
   (FEC off), which reaches ~11% of what the DGX Spark preset gives."""
 
