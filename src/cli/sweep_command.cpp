@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -67,7 +68,12 @@ void run_sweep_command(const SweepOptions& o) {
   settings.parallel = o.jobs;
   settings.results = o.results.empty() ? stem_beside(o.spec, ".results.jsonl") : o.results;
   settings.point_files = std::filesystem::path(settings.results).replace_extension("").string() + ".points";
-  if (spec.command == "workload" && !spec.args.empty())
+  // Only points that set workload keys need the workload as a file (load_sweep_spec checked
+  // that args start with it then).
+  const bool edits_workload = std::any_of(spec.points.begin(), spec.points.end(), [](const sweep::Point& p) {
+    return std::any_of(p.begin(), p.end(), [](const sweep::Parameter& q) { return sweep::is_workload_key(q.name); });
+  });
+  if (edits_workload)
     settings.workload_file = config::resolve_preset(spec.args.front(), collsim_home() / "workload" / "presets", "workload");
   const bool tty = isatty(STDERR_FILENO) == 1;
   const std::vector<sweep::PointRecord> records =

@@ -82,6 +82,14 @@ class Sweep(unittest.TestCase):
             with open(png, "rb") as f:
                 self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
 
+    def test_workload_anywhere_in_args_without_key_edits(self):
+        # Without dotted keys nothing reads the workload file: it may come anywhere in args.
+        self.write("a.yaml", "command: workload\nargs: [--network, loggops, resnet50]\npoints: [{seed: 1}, {seed: 2}]\n"
+                             "metrics: [gpus]\n")
+        r = collsim("sweep", "a.yaml", "--quiet", cwd=self.dir)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("2 points, 0 failed", r.stdout)
+
     def test_usage_errors(self):
         self.write("bad.yaml", "command: run\ngrid: {bytes: [1MiB]}\nplots: {}\n")
         r = collsim("sweep", "bad.yaml", cwd=self.dir)
