@@ -84,7 +84,7 @@ class Sweep(unittest.TestCase):
 
     def test_workload_anywhere_in_args_without_key_edits(self):
         # Without dotted keys nothing reads the workload file: it may come anywhere in args.
-        self.write("a.yaml", "command: workload\nargs: [--network, loggops, resnet50]\npoints: [{seed: 1}, {seed: 2}]\n"
+        self.write("a.yaml", "command: workload\nargs: [--network, loggops, resnet50]\npoints: [{loggops-set: L=2000}, {loggops-set: L=3000}]\n"
                              "metrics: [gpus]\n")
         r = collsim("sweep", "a.yaml", "--quiet", cwd=self.dir)
         self.assertEqual(r.returncode, 0, r.stderr)
