@@ -92,6 +92,12 @@ std::vector<Point> listed_points(const config::Reader& r, const YAML::Node& node
 
 }  // namespace
 
+bool edits_workload(const SweepSpec& spec) {
+  return std::any_of(spec.points.begin(), spec.points.end(), [](const Point& p) {
+    return std::any_of(p.begin(), p.end(), [](const Parameter& q) { return is_workload_key(q.name); });
+  });
+}
+
 SweepSpec load_sweep_spec(const std::string& path) {
   const YAML::Node root = config::parse_file(path);
   const config::Reader r(path);
@@ -116,10 +122,7 @@ SweepSpec load_sweep_spec(const std::string& path) {
   if ((grid == nullptr) == (points == nullptr))
     r.fail(root, grid ? "give either 'grid' or 'points', not both" : "the sweep needs 'grid' or 'points'");
   s.points = grid ? grid_points(r, grid->value, s.command) : listed_points(r, points->value, s.command);
-  const bool edits_workload = std::any_of(s.points.begin(), s.points.end(), [](const Point& p) {
-    return std::any_of(p.begin(), p.end(), [](const Parameter& q) { return is_workload_key(q.name); });
-  });
-  if (edits_workload && (s.args.empty() || s.args.front().starts_with("-")))
+  if (edits_workload(s) && (s.args.empty() || s.args.front().starts_with("-")))
     r.fail(top.find("args") ? top.find("args")->value : root,
            "a parameter sets a workload file's key, so 'args' must start with the workload (a preset or a file)");
   if (const config::Field* metrics = top.find("metrics")) {

@@ -44,5 +44,7 @@ SweepSpec load_sweep_spec(const std::string& path);
 
 // Whether a parameter sets a key of the workload file rather than an option.
 inline bool is_workload_key(const std::string& name) { return name.find('.') != std::string::npos; }
+// Whether any point sets one: then args start with the workload, which each such point edits.
+bool edits_workload(const SweepSpec& spec);
 
 }  // namespace collsim::sweep
