@@ -28,13 +28,6 @@ constexpr std::string_view kLongPrefix = "LogGOPS_";
 
 std::span<const LogGOPSParamInfo> loggops_param_table() { return kTable; }
 
-const LogGOPSParamInfo* find_loggops_param(std::string_view name) {
-  if (name.starts_with(kLongPrefix)) name.remove_prefix(kLongPrefix.size());
-  for (const LogGOPSParamInfo& p : kTable)
-    if (p.name == name) return &p;
-  return nullptr;
-}
-
 namespace {
 
 // The extensions beyond LogGOPSim's six (see loggops_params.hpp).

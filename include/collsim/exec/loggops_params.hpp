@@ -57,17 +57,16 @@ inline constexpr std::uint64_t kMaxLogGOPSParam = 0x7FFFFFFF;
 
 // All six, in LogGOPSim's order L, o, g, G, O, S.
 std::span<const LogGOPSParamInfo> loggops_param_table();
-// The entry named `name` ("L" or LogGOPSim's long form "LogGOPS_L"), or nullptr.
-const LogGOPSParamInfo* find_loggops_param(std::string_view name);
 
 // Every parameter, LogGOPSim's six then the extensions, as a parameter table
 // (common/parameter_table.hpp); each row parses as set_loggops_param says.
 const ParameterTable<LogGOPSParams>& loggops_parameters();
 
-// Sets one parameter. A whole number is in the parameter's own unit, as LogGOPSim reads it
-// (and G alone). A fraction or a unit is exact to the picosecond: "3.7us", "0.04" or "0.04ns"
-// or "200Gbps" for G (the whole gap per byte: nanoseconds in G, the rest in G_ps), "64KiB"
-// for S; what does not come to whole nanoseconds (whole picoseconds for G, G_ps, G_intra_ps)
+// Sets one parameter, named as in the table or in LogGOPSim's long form ("LogGOPS_L"). A
+// whole number is in the parameter's own unit, as LogGOPSim reads it (and G alone). A
+// fraction or a unit is exact to the picosecond: "3.7us", "0.04" or "0.04ns" or "200Gbps"
+// for G (the whole gap per byte: nanoseconds in G, the rest in G_ps), "64KiB" for S; what
+// does not come to whole nanoseconds (whole picoseconds for G, G_ps, G_intra_ps)
 // is refused, not rounded. Throws std::invalid_argument naming the parameter and what it
 // expects (unknown name, not a number, no such unit, out of range).
 void set_loggops_param(LogGOPSParams& params, std::string_view name, std::string_view value);
