@@ -3,9 +3,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -16,6 +14,7 @@
 #include "collsim/sweep/results_table.hpp"
 #include "collsim/sweep/sweep_run.hpp"
 #include "collsim/sweep/sweep_spec.hpp"
+#include "plot_script.hpp"
 #include "preset_paths.hpp"
 
 namespace collsim::cli {
@@ -50,17 +49,6 @@ void print_progress(const sweep::SweepProgress& p, bool tty) {
   std::cerr << (tty ? "\r" + line + "\033[K" : line + "\n") << std::flush;
 }
 
-void plot(const std::string& csv, const sweep::PlotSpec& spec, const std::string& png) {
-  const std::string script = (collsim_home() / "scripts" / "plot_sweep.py").string();
-  if (!std::filesystem::exists(script)) throw std::runtime_error("--plot: the plot script " + script + " is missing");
-  for (const std::string* s : {&csv, &png, &script, &spec.x, &spec.y})
-    if (s->find('\'') != std::string::npos) throw std::runtime_error("--plot: names with a single quote are not supported");
-  const char* py = std::getenv("PYTHON");
-  const std::string cmd = std::string(py ? py : "/usr/bin/python3") + " '" + script + "' '" + csv + "' '" + spec.x +
-                          "' '" + spec.y + "' '" + png + "'";
-  if (std::system(cmd.c_str()) != 0) throw std::runtime_error("--plot: " + cmd + " failed");
-}
-
 void run_sweep_command(const SweepOptions& o) {
   const sweep::SweepSpec spec = sweep::load_sweep_spec(o.spec);
   sweep::SweepSettings settings;
@@ -68,12 +56,8 @@ void run_sweep_command(const SweepOptions& o) {
   settings.parallel = o.jobs;
   settings.results = o.results.empty() ? stem_beside(o.spec, ".results.jsonl") : o.results;
   settings.point_files = std::filesystem::path(settings.results).replace_extension("").string() + ".points";
-  // Only points that set workload keys need the workload as a file (load_sweep_spec checked
-  // that args start with it then).
-  const bool edits_workload = std::any_of(spec.points.begin(), spec.points.end(), [](const sweep::Point& p) {
-    return std::any_of(p.begin(), p.end(), [](const sweep::Parameter& q) { return sweep::is_workload_key(q.name); });
-  });
-  if (edits_workload)
+  // Only points that set workload keys need the workload as a file.
+  if (sweep::edits_workload(spec))
     settings.workload_file = config::resolve_preset(spec.args.front(), collsim_home() / "workload" / "presets", "workload");
   const bool tty = isatty(STDERR_FILENO) == 1;
   const std::vector<sweep::PointRecord> records =
@@ -110,7 +94,7 @@ void run_sweep_command(const SweepOptions& o) {
   if (spec.plot || !o.plot.empty()) {
     if (!spec.plot) throw CLI::ValidationError("--plot", "the sweep file has no 'plot: {x: PARAMETER, y: METRIC}'");
     const std::string png = o.plot.empty() ? stem_beside(o.spec, ".png") : o.plot;
-    plot(csv, *spec.plot, png);
+    run_plot_script((collsim_home() / "scripts" / "plot_sweep.py").string(), {csv, spec.plot->x, spec.plot->y, png});
     std::cout << "plot          " << spec.plot->y << " against " << spec.plot->x << " per configuration in " << png << "\n";
   }
   if (failed > 0) throw CLI::RuntimeError(2);  // README: an incomplete run exits 2

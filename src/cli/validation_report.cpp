@@ -6,6 +6,8 @@
 #include <fstream>
 #include <iostream>
 
+#include "plot_script.hpp"
+
 #ifndef COLLSIM_SOURCE_DIR
 #define COLLSIM_SOURCE_DIR "."
 #endif
@@ -169,20 +171,19 @@ nlohmann::json validation_json(const validation::LogFile& log, const std::vector
 void plot_validation(const nlohmann::json& j, const std::string& png) {
   const char* env_script = std::getenv("COLLSIM_PLOT_SCRIPT");
   const std::string script = env_script ? env_script : std::string(COLLSIM_SOURCE_DIR) + "/validation/plot_validation.py";
-  if (!std::filesystem::exists(script)) throw std::runtime_error("--plot: the plot script " + script + " is missing");
-  if (png.find('\'') != std::string::npos || script.find('\'') != std::string::npos)
-    throw std::runtime_error("--plot: file names with a single quote are not supported");
   const std::filesystem::path data = std::filesystem::path(png).replace_extension(".plot.json");
   {
     std::ofstream out(data);
     out << j.dump();
     if (!out) throw std::runtime_error("--plot: cannot write " + data.string());
   }
-  const char* py = std::getenv("PYTHON");
-  const std::string cmd = std::string(py ? py : "/usr/bin/python3") + " '" + script + "' '" + data.string() + "' '" + png + "'";
-  const int rc = std::system(cmd.c_str());
+  try {
+    run_plot_script(script, {data.string(), png});
+  } catch (...) {
+    std::filesystem::remove(data);
+    throw;
+  }
   std::filesystem::remove(data);
-  if (rc != 0) throw std::runtime_error("--plot: " + cmd + " failed (status " + std::to_string(rc) + ")");
 }
 
 }  // namespace collsim::cli
