@@ -31,6 +31,35 @@ void RoleTimelines::add(goal::RankId rank, OpRole role, std::int64_t start_ps, s
   v.erase(lo + 1, hi);
 }
 
+RankActivity RoleTimelines::activity(goal::RankId rank) const {
+  const std::vector<BusyInterval>& compute = busy(rank, OpRole::Compute);
+  std::vector<BusyInterval> comm;
+  for (std::size_t role = 1; role < ranks_[rank].size(); ++role)
+    comm.insert(comm.end(), ranks_[rank][role].begin(), ranks_[rank][role].end());
+  std::sort(comm.begin(), comm.end(), [](const BusyInterval& a, const BusyInterval& b) { return a.start < b.start; });
+  std::int64_t computing = 0;
+  for (const BusyInterval& b : compute) computing += b.end - b.start;
+  // The union of the dimensions' intervals, less what of it overlaps compute (both sorted
+  // and disjoint, so one pass over each).
+  std::int64_t communicating = 0;
+  std::size_t c = 0;
+  auto add_uncovered = [&](std::int64_t start, std::int64_t end) {
+    while (c < compute.size() && compute[c].end <= start) ++c;
+    std::int64_t at = start;
+    for (std::size_t k = c; k < compute.size() && compute[k].start < end; ++k) {
+      if (compute[k].start > at) communicating += compute[k].start - at;
+      at = std::max(at, compute[k].end);
+    }
+    if (end > at) communicating += end - at;
+  };
+  for (std::size_t i = 0; i < comm.size();) {
+    std::int64_t start = comm[i].start, end = comm[i].end;
+    for (++i; i < comm.size() && comm[i].start <= end; ++i) end = std::max(end, comm[i].end);
+    add_uncovered(start, end);
+  }
+  return {SimTime::ps(computing), SimTime::ps(communicating)};
+}
+
 std::uint64_t RoleTimelines::num_intervals() const {
   std::uint64_t n = 0;
   for (const auto& roles : ranks_)

@@ -32,18 +32,6 @@ exec::PacketHostParams host_params(const SimulationCliOptions& o) {
   return p;
 }
 
-exec::Placement place(const SimulationCliOptions& o, std::uint32_t ranks, std::uint32_t hosts) {
-  if (!o.placement_file.empty()) return exec::read_placement(o.placement_file, ranks, hosts);
-  const auto method = exec::placement_method_from_name(o.placement);
-  if (!method)
-    throw CLI::ValidationError("--placement", "unknown placement '" + o.placement +
-                                                  "' (linear, round-robin, packed, random; or --placement-file)");
-  try {
-    return exec::make_placement(*method, ranks, hosts, o.placement_seed);
-  } catch (const std::invalid_argument& e) {
-    throw CLI::ValidationError("--placement", e.what());
-  }
-}
 
 exec::LogGOPSParams loggops_params(const SimulationCliOptions& o) {
   exec::LogGOPSParams p;
@@ -59,6 +47,19 @@ exec::LogGOPSParams loggops_params(const SimulationCliOptions& o) {
 }
 
 }  // namespace
+
+exec::Placement place(const SimulationCliOptions& o, std::uint32_t ranks, std::uint32_t hosts) {
+  if (!o.placement_file.empty()) return exec::read_placement(o.placement_file, ranks, hosts);
+  const auto method = exec::placement_method_from_name(o.placement);
+  if (!method)
+    throw CLI::ValidationError("--placement", "unknown placement '" + o.placement +
+                                                  "' (linear, round-robin, packed, random; or --placement-file)");
+  try {
+    return exec::make_placement(*method, ranks, hosts, o.placement_seed);
+  } catch (const std::invalid_argument& e) {
+    throw CLI::ValidationError("--placement", e.what());
+  }
+}
 
 nlohmann::json run_summary_json(const SimulationCliOptions& o, const topo::Topology& t, const goal::Schedule& schedule,
                                 const std::string& description, const exec::SimulationRun& run) {

@@ -114,4 +114,7 @@ void write_run_files(const SimulationCliOptions& o, const topo::Topology& topolo
                      const exec::SimulationRun& run, const nlohmann::json& summary,
                      const ScheduleAnnotations& annotations = {});
 
+// Where each rank runs (--placement, --placement-file); CLI::ValidationError when it cannot.
+exec::Placement place(const SimulationCliOptions& o, std::uint32_t ranks, std::uint32_t hosts);
+
 }  // namespace collsim::cli

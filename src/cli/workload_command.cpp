@@ -14,6 +14,7 @@
 #include "collsim/common/input_error.hpp"
 #include "collsim/common/units.hpp"
 #include "collsim/config/preset_file.hpp"
+#include "collsim/energy/step_energy.hpp"
 #include "collsim/goal/schedule_builder.hpp"
 #include "collsim/goal/schedule_file.hpp"
 #include "collsim/logging/logging.hpp"
@@ -26,6 +27,7 @@
 #include "collsim/workload/step_report.hpp"
 #include "collsim/workload/step_stream.hpp"
 #include "collsim/workload/workload_loader.hpp"
+#include "energy_output.hpp"
 #include "loggops_from_topology.hpp"
 #include "observe_options.hpp"
 #include "preset_paths.hpp"
@@ -40,6 +42,8 @@ struct WorkloadOptions {
   bool run = false;
   bool whole_step = false;
   SimulationCliOptions sim;
+  EnergyOptions energy;
+  std::optional<energy::PowerModel> power;  // with --energy
   CLI::Option* network_option = nullptr;
   CLI::Option* fast_forward_option = nullptr;
 };
@@ -195,6 +199,20 @@ void print_reuse(const workload::StepTotals& step, const reuse::AloneTimingTable
 }
 
 // The step's ranks without their ops: what the summary reads of a schedule it never held.
+// Every GPU's activity over the step, on the host the placement gave it, against the power
+// figures; link_bytes empty under LogGOPS (no links).
+energy::StepEnergy step_energy(const WorkloadOptions& o, const topo::Topology& t, const workload::RoleTimelines& timelines,
+                               const workload::StepReport& report, const std::vector<std::uint64_t>& link_bytes) {
+  const exec::Placement placement = place(o.sim, timelines.num_ranks(), t.num_hosts());
+  std::vector<energy::GpuActivity> gpus;
+  gpus.reserve(timelines.num_ranks());
+  for (goal::RankId r = 0; r < timelines.num_ranks(); ++r) {
+    const workload::RankActivity a = timelines.activity(r);
+    gpus.push_back({placement.host_of[r], a.computing, a.communicating});
+  }
+  return energy::account_step(t, *o.power, SimTime::ps(report.iteration_ps), gpus, link_bytes);
+}
+
 goal::Schedule ranks_only(std::uint32_t ranks) {
   goal::ScheduleBuilder builder(ranks);
   for (goal::RankId r = 0; r < ranks; ++r) {
@@ -290,6 +308,11 @@ std::optional<bool> run_streamed(WorkloadOptions& o, const workload::WorkloadSpe
   j.update(report_json(w, stream->totals(), report));
   j.update(reuse_json(stream->totals(), alone));
   j["peak_live_ops"] = run->result.peak_live_ops;
+  std::optional<energy::StepEnergy> used;
+  if (o.power) {
+    used = step_energy(o, t, timelines, report, run->link_bytes);
+    j.update(energy_json(*used, *o.power, o.energy));
+  }
   write_run_files(o.sim, t, shape, *run, j);
   if (o.sim.json) {
     std::cout << j.dump(2) << std::endl;
@@ -299,6 +322,7 @@ std::optional<bool> run_streamed(WorkloadOptions& o, const workload::WorkloadSpe
     print_run_human(o.sim, t, shape, description, *run);
     print_reuse(stream->totals(), alone);
     print_report(w, report);
+    if (used) print_energy(*used, *o.power, o.energy);
   }
   if (!run->result.complete) report_incomplete(*run);
   return run->result.complete;
@@ -331,6 +355,12 @@ void run_workload_command(WorkloadOptions& o) {
     o.sim.topology = topology_path(cluster).string();
   const bool simulate = o.run || o.output.empty();
   o.sim.check(simulate);
+  if (o.energy.enabled) {
+    if (!simulate) throw CLI::ValidationError("--energy", "needs a simulated step (--run with -o)");
+    if (o.sim.topology.empty())
+      throw CLI::ValidationError("--energy", "needs the cluster's topology (--topology, or the workload's cluster)");
+    o.power = power_model(o.energy, w.device.name);
+  }
   if (o.sim.fast_forwards().collectives && !o.output.empty())
     throw CLI::ValidationError("--fast-forward",
                                "collectives lowers repeats to stand-ins, which are not the step's GOAL: write it (-o) "
@@ -408,6 +438,17 @@ void run_workload_command(WorkloadOptions& o) {
     nlohmann::json j = run_summary_json(o.sim, t, step.schedule, description, *run);
     j.update(report_json(w, step, report));
     j.update(reuse_json(step, alone.get()));
+    std::optional<energy::StepEnergy> used;
+    if (o.power) {
+      workload::RoleTimelines timelines(step.schedule.num_ranks());
+      for (goal::RankId r = 0; r < step.schedule.num_ranks(); ++r) {
+        const std::uint64_t first = step.schedule.rank(r).first_global_op();
+        for (std::uint64_t op = 0; op < step.schedule.rank(r).num_ops(); ++op)
+          timelines.add(r, step.role[first + op], start[first + op], end[first + op]);
+      }
+      used = step_energy(o, t, timelines, report, run->link_bytes);
+      j.update(energy_json(*used, *o.power, o.energy));
+    }
     ScheduleAnnotations annotations;
     annotations.spans = step.collectives;
     annotations.span_names = step.collective_names;
@@ -421,6 +462,7 @@ void run_workload_command(WorkloadOptions& o) {
       print_run_human(o.sim, t, step.schedule, description, *run);
       print_reuse(step, alone.get());
       print_report(w, report);
+      if (used) print_energy(*used, *o.power, o.energy);
     }
     if (!complete) report_incomplete(*run);
   });
@@ -442,6 +484,7 @@ void add_workload_command(CLI::App& app) {
                 "as the run reaches it, when nothing needs the whole schedule: no -o, --ops or --hdf5)");
   o->sim.lowers_collectives = true;
   o->sim.add_to(*cmd);
+  add_energy_options(*cmd, o->energy);
   o->fast_forward_option = cmd->get_option("--fast-forward");
   o->network_option = cmd->get_option("--network");
   cmd->callback([o] { run_workload_command(*o); });

@@ -132,5 +132,21 @@ TEST(StepEnergy, BadInputIsAnError) {
   EXPECT_THROW(account_step(t, p, SimTime::ms(1), fine, std::vector<std::uint64_t>(3, 0)), std::invalid_argument);
 }
 
+TEST(StepEnergy, FootprintOfARun) {
+  // 1 kWh of IT energy in a 1-hour step, PUE 1.5, 400 g/kWh, 10 steps.
+  StepEnergy e;
+  e.step = SimTime::s(3600);
+  e.gpu_compute_j = 3.6e6;
+  PowerModel p;
+  p.pue = 1.5;
+  p.carbon_g_per_kwh = 400;
+  const Footprint f = footprint(e, p, 10);
+  EXPECT_DOUBLE_EQ(f.facility_j, 5.4e6);
+  EXPECT_DOUBLE_EQ(f.average_w, 1500);
+  EXPECT_DOUBLE_EQ(f.co2e_g, 600);
+  EXPECT_DOUBLE_EQ(f.run_kwh, 15);
+  EXPECT_DOUBLE_EQ(f.run_co2e_kg, 6);
+}
+
 }  // namespace
 }  // namespace collsim::energy

@@ -78,3 +78,27 @@ TEST(RoleTimelines, ReportIsTheSameAsFromTheOpsAndSharesExactly) {
 
 }  // namespace
 }  // namespace collsim::workload
+
+namespace collsim::workload {
+namespace {
+
+TEST(RoleTimelines, ActivitySplitsComputingFromCommunicatingAlone) {
+  RoleTimelines t(2);
+  // Rank 0: compute [0, 10) and [20, 30); TP [5, 25) overlaps both; DP [24, 40) overlaps TP
+  // and the second compute. Communicating alone: [10, 20) and [30, 40) = 20.
+  t.add(0, OpRole::Compute, 0, 10);
+  t.add(0, OpRole::Compute, 20, 30);
+  t.add(0, OpRole::TP, 5, 25);
+  t.add(0, OpRole::DP, 24, 40);
+  const RankActivity a = t.activity(0);
+  EXPECT_EQ(a.computing, SimTime::ps(20));
+  EXPECT_EQ(a.communicating, SimTime::ps(20));
+  // Rank 1: PP only, two touching-free pieces.
+  t.add(1, OpRole::PP, 100, 150);
+  t.add(1, OpRole::EP, 200, 210);
+  EXPECT_EQ(t.activity(1).computing, SimTime::zero());
+  EXPECT_EQ(t.activity(1).communicating, SimTime::ps(60));
+}
+
+}  // namespace
+}  // namespace collsim::workload

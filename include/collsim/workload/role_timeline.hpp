@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "collsim/common/sim_time.hpp"
 #include "collsim/goal/op.hpp"
 #include "collsim/workload/step_lowering.hpp"
 
@@ -14,6 +15,13 @@ namespace collsim::workload {
 
 struct BusyInterval {
   std::int64_t start = 0, end = 0;  // ps, end > start
+};
+
+// A rank's time over a step: computing (whether or not it also communicates), and
+// communicating in any dimension while not computing.
+struct RankActivity {
+  SimTime computing;
+  SimTime communicating;
 };
 
 class RoleTimelines {
@@ -26,6 +34,7 @@ class RoleTimelines {
   const std::vector<BusyInterval>& busy(goal::RankId rank, OpRole role) const {
     return ranks_[rank][static_cast<std::size_t>(role)];
   }
+  RankActivity activity(goal::RankId rank) const;
   std::uint32_t num_ranks() const { return static_cast<std::uint32_t>(ranks_.size()); }
   std::uint64_t num_intervals() const;
 
