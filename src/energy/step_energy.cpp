@@ -96,4 +96,16 @@ StepEnergy account_step(const topo::Topology& t, const PowerModel& power, SimTim
   return e;
 }
 
+Footprint footprint(const StepEnergy& step, const PowerModel& power, std::uint64_t steps) {
+  constexpr double kJoulesPerKwh = 3.6e6;
+  Footprint f;
+  f.facility_j = step.it_j() * power.pue;
+  const double s = seconds(step.step);
+  f.average_w = s > 0 ? f.facility_j / s : 0;
+  f.co2e_g = f.facility_j / kJoulesPerKwh * power.carbon_g_per_kwh;
+  f.run_kwh = f.facility_j * static_cast<double>(steps) / kJoulesPerKwh;
+  f.run_co2e_kg = f.run_kwh * power.carbon_g_per_kwh / 1000;
+  return f;
+}
+
 }  // namespace collsim::energy

@@ -46,4 +46,14 @@ struct StepEnergy {
 StepEnergy account_step(const topo::Topology& topology, const PowerModel& power, SimTime step,
                         std::span<const GpuActivity> gpus, std::span<const std::uint64_t> link_bytes);
 
+// A step at the facility (IT energy times PUE) and on the grid, and a run of `steps` such steps.
+struct Footprint {
+  double facility_j = 0;      // per step
+  double average_w = 0;       // facility power over the step
+  double co2e_g = 0;          // per step
+  double run_kwh = 0;         // facility energy of the run
+  double run_co2e_kg = 0;
+};
+Footprint footprint(const StepEnergy& step, const PowerModel& power, std::uint64_t steps);
+
 }  // namespace collsim::energy
