@@ -100,6 +100,7 @@ nlohmann::json run_summary_json(const SimulationCliOptions& o, const topo::Topol
   }
   if (!o.has_fabric()) j["loggops"] = exec::to_string(loggops_params(o));
   if (o.fast_forward != "off") j["fast_forward"] = o.fast_forward;
+  if (const auto v = o.compute.variation(schedule.num_ranks())) j.update(compute_variation_json(o.compute, *v));
   if (o.fast_forwards().steady) {
     j["data_packets"] = run.totals.data_packets;
     j["packets_in_trains"] = run.totals.packets_in_trains;
@@ -107,7 +108,7 @@ nlohmann::json run_summary_json(const SimulationCliOptions& o, const topo::Topol
   return j;
 }
 
-void print_run_human(const SimulationCliOptions& o, const topo::Topology& t, const goal::Schedule&,
+void print_run_human(const SimulationCliOptions& o, const topo::Topology& t, const goal::Schedule& schedule,
                      const std::string& description, const exec::SimulationRun& run) {
   const exec::RunResult& r = run.result;
   const pdes::RunStats& s = run.stats;
@@ -126,6 +127,8 @@ void print_run_human(const SimulationCliOptions& o, const topo::Topology& t, con
                                              (o.scale_up == "message" ? ", scale-up as messages" : "") +
                                              (o.fidelity.empty() ? "" : ", fidelity " + net::to_string(o.fidelity_of(t))))
             << "\n"
+            << (o.compute.any() ? compute_variation_line(o.compute, *o.compute.variation(schedule.num_ranks())) + "\n"
+                                : "")
             << "makespan      " << us(r.makespan_ps) << " us";
   if (!r.rank_finish_ps.empty())
     std::cout << " (slowest rank " << slowest << ": " << us(r.rank_finish_ps[slowest]) << " us, fastest rank "
@@ -254,6 +257,7 @@ std::optional<exec::SimulationRun> simulate_schedule(const SimulationCliOptions&
   std::optional<exec::Placement> placement;
   if (o.has_fabric()) placement = place(o, schedule.num_ranks(), topology.num_hosts());
   exec::NetworkSetup setup = network_setup(o, topology, placement ? &*placement : nullptr, watch);
+  setup.compute = o.compute.variation(schedule.num_ranks());
   if (keep) {
     setup.options.sample_interval = o.observe.sample_period();
     setup.options.max_samples = o.observe.max_samples;
@@ -268,7 +272,8 @@ std::optional<exec::SimulationRun> simulate_streamed(const SimulationCliOptions&
                                                      RunWatch* watch, exec::OpFinished on_finished) {
   std::optional<exec::Placement> placement;
   if (o.has_fabric()) placement = place(o, stream.num_ranks(), topology.num_hosts());
-  const exec::NetworkSetup setup = network_setup(o, topology, placement ? &*placement : nullptr, watch);
+  exec::NetworkSetup setup = network_setup(o, topology, placement ? &*placement : nullptr, watch);
+  setup.compute = o.compute.variation(stream.num_ranks());
   exec::SimulationRun run = exec::simulate(stream, setup, parallel.transport(), std::move(on_finished));
   if (!parallel.is_root()) return std::nullopt;
   return run;
@@ -346,6 +351,7 @@ void SimulationCliOptions::add_to(CLI::App& cmd) {
                                          : ""));
   fabric.add_to(cmd);
   observe.add_to(cmd);
+  compute.add_to(cmd);
 }
 
 workload::FastForward SimulationCliOptions::fast_forwards() const {
@@ -396,6 +402,13 @@ void SimulationCliOptions::check(bool topology_needed) const {
   (void)fabric.options();
   (void)host_params(*this);
   observe.check();
+  (void)compute.spec();
+  if (compute.any()) {
+    if (fast_forwards().collectives)
+      throw CLI::ValidationError("--fast-forward",
+                                 "collectives reuses timings taken without the stragglers and noise of --slow-gpu "
+                                 "and the like: give --fast-forward off (or steady)");
+  }
   check_output_path("--summary", summary);
   check_output_path("--ops", ops);
 }

@@ -18,6 +18,7 @@
 #include "collsim/goal/schedule_stream.hpp"
 #include "collsim/goal/schedule.hpp"
 #include "collsim/topo/topology.hpp"
+#include "compute_options.hpp"
 #include "fabric_options.hpp"
 #include "preset_paths.hpp"
 #include "observe_options.hpp"
@@ -46,6 +47,7 @@ struct SimulationCliOptions {
   bool lowers_collectives = false;       // the command lowers collectives (fast-forward may reuse them)
   FabricCliOptions fabric;
   ObserveCliOptions observe;
+  ComputeCliOptions compute;
 
   void add_to(CLI::App& cmd);
   // Checks what can be checked before anything is loaded; throws CLI::ValidationError.

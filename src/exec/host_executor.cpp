@@ -74,6 +74,10 @@ void HostExecutor<Store>::use_cpu(net::Host& host, std::uint32_t slot, LocalOp o
   switch (info.kind) {
     case OpKind::Calc:
       busy_ps = static_cast<std::int64_t>(info.size) * 1000;
+      if (params_.compute)
+        busy_ps = (params_.compute->calc_end(ranks_[slot].rank, ranks_[slot].calcs++, host.time(), SimTime::ps(busy_ps)) -
+                   host.time())
+                      .picoseconds();
       start_op(host, slot, op);
       break;
     case OpKind::Send:

@@ -96,6 +96,7 @@ class HostExecutor final : public net::HostApp {
     std::unordered_map<goal::LocalOp, std::uint64_t> recv_bytes;  // matched receives: the message's size
     std::int64_t finish_ps = 0;
     std::uint64_t ops_done = 0, messages = 0, bytes = 0;
+    std::uint64_t calcs = 0;  // calcs run so far (for params_.compute's draws)
   };
   struct OpRef {
     std::uint32_t slot;

@@ -56,6 +56,7 @@ class Run {
     per_rank_ = num_cpus_ + 2 * num_nics_ + (p_.intra_nic != 0 ? 2 : 0);
     free_at_.assign(std::size_t{num_ranks_} * per_rank_, 0);
     matchers_.resize(num_ranks_);
+    if (options_.compute) calcs_.assign(num_ranks_, 0);
   }
 
   LogGOPSResult run() {
@@ -146,7 +147,14 @@ class Run {
     const OpInfo& calc = op(e.rank, e.op);
     std::uint64_t& cpu = cpu_free(e.rank, calc.cpu);
     if (cpu > e.time) return retry(e, cpu);
-    const std::uint64_t duration = calc.size;
+    std::uint64_t duration = calc.size;
+    if (options_.compute) {
+      const SimTime start = SimTime::ns(static_cast<std::int64_t>(e.time));
+      const SimTime end = options_.compute->calc_end(e.rank, calcs_[e.rank]++, start,
+                                                     SimTime::ns(static_cast<std::int64_t>(calc.size)));
+      // LogGOPS keeps whole nanoseconds: a fraction of one rounds up.
+      duration = static_cast<std::uint64_t>((end - start).picoseconds() + 999) / 1000;
+    }
     cpu = e.time + duration;
     // LogGOPSim releases a calc's dependents when it starts; they wait for the cpu anyway.
     started(e.rank, e.op, e.time);
@@ -326,6 +334,7 @@ class Run {
   // When each rank's cpus, NIC send sides and NIC receive sides are next free.
   unsigned per_rank_ = 3;
   std::vector<std::uint64_t> free_at_;
+  std::vector<std::uint64_t> calcs_;  // per rank, calcs run so far (with options_.compute)
   std::vector<MatchQueue<LocalOp, Message>> matchers_;
   std::vector<Released> released_;  // by the current event, in order of release
   std::uint64_t release_at_ = 0;     // the time of the start or finish releasing ops now

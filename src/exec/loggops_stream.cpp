@@ -56,6 +56,7 @@ LogGOPSStreamResult simulate_loggops_stream(goal::ScheduleStream& stream, const 
   log.debug("LogGOPS: executing a stream of {} rank(s)", stream.num_ranks());
   StreamStore store(stream, options);
   LogGOPSOptions run_options;
+  run_options.compute = options.compute;
   run_options.max_reported_blocked = options.max_reported_blocked;
   run_options.monitor = options.monitor;
   LogGOPSStreamResult out;

@@ -55,14 +55,17 @@ SimulationRun simulate(const goal::Schedule& schedule, const NetworkSetup& setup
     FabricRunOptions options;
     options.record_op_times = record.op_times;
     options.record_flows = record.flows;
-    return run_on_fabric(*setup.topology, setup.fabric, transport, setup.options, schedule, *setup.placement,
-                         setup.host, options);
+    PacketHostParams host = setup.host;
+    host.compute = setup.compute;
+    return run_on_fabric(*setup.topology, setup.fabric, transport, setup.options, schedule, *setup.placement, host,
+                         options);
   }
   validate(setup.loggops);
   if (transport.rank() != 0) return {};
   LogGOPSOptions options;
   options.record_op_times = record.op_times;
   options.monitor = setup.loggops_monitor;
+  options.compute = setup.compute.get();
   const auto t0 = std::chrono::steady_clock::now();
   const LogGOPSResult l = simulate_loggops(schedule, setup.loggops, options);
   SimulationRun run = run_of(l, schedule.num_ops(), seconds_since(t0));
@@ -92,13 +95,16 @@ SimulationRun simulate(goal::ScheduleStream& stream, const NetworkSetup& setup, 
                        OpFinished on_finished) {
   if (setup.backend == Backend::Fabric) {
     check_fabric(setup);
-    return run_stream_on_fabric(*setup.topology, setup.fabric, transport, setup.options, stream, *setup.placement,
-                                setup.host, std::move(on_finished));
+    PacketHostParams host = setup.host;
+    host.compute = setup.compute;
+    return run_stream_on_fabric(*setup.topology, setup.fabric, transport, setup.options, stream, *setup.placement, host,
+                                std::move(on_finished));
   }
   validate(setup.loggops);
   if (transport.rank() != 0) return {};
   LogGOPSStreamOptions options;
   options.monitor = setup.loggops_monitor;
+  options.compute = setup.compute.get();
   if (on_finished)
     options.on_finished = [&on_finished](goal::RankId rank, std::uint8_t label, std::uint64_t start, std::uint64_t end) {
       on_finished(rank, label, start * 1000, end * 1000);

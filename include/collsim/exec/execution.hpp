@@ -3,9 +3,11 @@
 // the packet mode.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "collsim/exec/compute_variation.hpp"
 #include "collsim/goal/op.hpp"
 
 namespace collsim::exec {
@@ -44,6 +46,8 @@ struct PacketHostParams {
   std::uint64_t eager_limit_bytes = 65535;
   std::uint64_t control_bytes = 64;
   ScaleUpMessages scale_up;
+  // How calcs depart from their scheduled times (stragglers, noise); null: as scheduled.
+  std::shared_ptr<const ComputeVariation> compute;
 };
 
 struct OpTime {

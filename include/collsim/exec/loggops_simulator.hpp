@@ -48,6 +48,7 @@
 #include <vector>
 
 #include "collsim/exec/loggops_params.hpp"
+#include "collsim/exec/compute_variation.hpp"
 #include "collsim/goal/schedule.hpp"
 #include "collsim/pdes/run_monitor.hpp"
 
@@ -60,6 +61,8 @@ struct LogGOPSOptions {
   // Hears progress every 2^16 events and once at the end (work = ops completed; simulated
   // times in ns as ps × 1000). Not owned.
   pdes::RunMonitor* monitor = nullptr;
+  // How calcs depart from their scheduled times; null: exactly as scheduled. Not owned.
+  const ComputeVariation* compute = nullptr;
 };
 
 // An op or message time that was never reached.

@@ -27,6 +27,7 @@ namespace collsim::exec {
 struct LogGOPSStreamOptions {
   std::size_t max_reported_blocked = std::numeric_limits<std::size_t>::max();
   pdes::RunMonitor* monitor = nullptr;  // as LogGOPSOptions::monitor; not owned
+  const ComputeVariation* compute = nullptr;  // as LogGOPSOptions::compute; not owned
   // Hears each op as it finishes: its rank, its piece's label, when it started and ended (ns;
   // the same times as LogGOPSResult::op_start / op_end).
   std::function<void(goal::RankId rank, std::uint8_t label, std::uint64_t start_ns, std::uint64_t end_ns)> on_finished;

@@ -38,6 +38,8 @@ struct NetworkSetup {
   // LogGOPS.
   LogGOPSParams loggops;
   pdes::RunMonitor* loggops_monitor = nullptr;  // the fabric's is options.monitor
+  // Either model: how calcs depart from their scheduled times; null: as scheduled.
+  std::shared_ptr<const ComputeVariation> compute;
 };
 
 struct RecordOptions {

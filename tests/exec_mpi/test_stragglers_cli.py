@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Uneven compute end to end (--slow-gpu, --stall, --noise-trace, --op-noise): expected times
+derived by hand on tests/data/exec/compute_then_ring.goal, and the same times under mpirun."""
+
+import json
+import os
+import subprocess
+import tempfile
+import unittest
+
+COLLSIM = os.environ["COLLSIM"]
+MPIEXEC = os.environ.get("MPIEXEC", "mpirun")
+ROOT = os.environ["COLLSIM_SOURCE_DIR"]
+ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+# 4 ranks: each computes 10 ms, sends 1 KiB to the next one of a ring, and computes 1 ms once
+# the previous one's message is in.
+RING = os.path.join(ROOT, "tests", "data", "exec", "compute_then_ring.goal")
+MS = 1_000_000_000
+
+
+def collsim(*args, ranks=0):
+    cmd = ([MPIEXEC, "--oversubscribe", "-n", str(ranks)] if ranks else []) + [COLLSIM, *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=ENV)
+
+
+def ring(*extra, ranks=0):
+    r = collsim("run", "--schedule", RING, "--topology", "fat_tree_k8", "--json", "--quiet", *extra, ranks=ranks)
+    if r.returncode != 0:
+        raise AssertionError(r.stderr)
+    return json.loads(r.stdout)
+
+
+class Stragglers(unittest.TestCase):
+    def test_one_slow_gpu_holds_up_the_ring(self):
+        nominal = ring()
+        # Every rank ends 1 ms after the message from its predecessor, which left at 10 ms.
+        message = nominal["makespan_ps"] - 11 * MS
+        self.assertGreater(message, 0)
+        self.assertLess(message, MS // 100)
+        slow = ring("--slow-gpu", "2:1.5")
+        # Rank 2 computes 15 ms, then its 1 ms as 1.5 ms: 16.5 ms, later than rank 3, which
+        # gets rank 2's message at 15 ms plus the message time and ends 1 ms after.
+        self.assertEqual(slow["makespan_ps"], 16_500_000_000)
+        self.assertEqual(slow["compute_variation"]["slowest"], [{"rank": 2, "factor": 1.5}])
+        self.assertEqual(slow["compute_variation"]["ranks_off_nominal"], 1)
+
+    def test_a_stall_delays_the_calc_it_meets(self):
+        nominal = ring()
+        stalled = ring("--stall", "0:5ms:2ms")
+        # Rank 0's first calc runs into the stall: its message leaves 2 ms late, and so rank 1
+        # ends 2 ms late, the last of all.
+        self.assertEqual(stalled["makespan_ps"], nominal["makespan_ps"] + 2 * MS)
+        # A stall after every calc changes nothing.
+        self.assertEqual(ring("--stall", "3:20ms:5ms")["makespan_ps"], nominal["makespan_ps"])
+
+    def test_a_noise_trace_adds_its_detours(self):
+        # One 1 ms detour every 100 ms, every rank from the same offset: the 10 ms calcs meet
+        # it or not depending on the offset, so the ring is late by 0 or by 1 ms.
+        with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+            f.write("# start duration, ns\n0\t1000000\n100000000\t0\n")
+        nominal = ring()["makespan_ps"]
+        late = ring("--noise-trace", f.name, "--noise-cosched")["makespan_ps"] - nominal
+        self.assertIn(late, (0, MS))
+        os.unlink(f.name)
+
+    def test_op_noise_is_deterministic_and_seeded(self):
+        a = ring("--op-noise", "lognormal:0.1")["makespan_ps"]
+        self.assertEqual(a, ring("--op-noise", "lognormal:0.1")["makespan_ps"])
+        self.assertNotEqual(a, ring("--op-noise", "lognormal:0.1", "--variation-seed", "2")["makespan_ps"])
+
+    def test_loggops_sees_the_same_straggler(self):
+        nominal = ring("--network", "loggops")["makespan_ps"]
+        slow = ring("--network", "loggops", "--slow-gpu", "2:1.5")["makespan_ps"]
+        # The same 16.5 ms for rank 2, plus LogGOPS's overheads around its receive.
+        self.assertGreaterEqual(slow, 16_500_000_000)
+        self.assertLess(slow - 16_500_000_000, nominal - 11 * MS + MS // 100)
+
+    def test_the_same_times_on_one_two_and_four_ranks(self):
+        args = ("--slow-gpus", "2:1.3", "--op-noise", "normal:0.05", "--stall", "1:3ms:1ms")
+        one = ring(*args)
+        for ranks in (2, 4):
+            other = ring(*args, ranks=ranks)
+            self.assertEqual(other["makespan_ps"], one["makespan_ps"], ranks)
+            self.assertEqual(other["compute_variation"], one["compute_variation"], ranks)
+
+    def test_bad_settings_are_clear_errors(self):
+        for args, text in ((("--slow-gpu", "9:2"), "names rank 9, but the schedule has 4"),
+                           (("--slow-gpu", "1:0"), "expected a time factor above 0"),
+                           (("--op-noise", "gauss:1"), "unknown distribution 'gauss'"),
+                           (("--stall", "1:5ms"), "expected RANK:AT:FOR"),
+                           (("--noise-cosched",), "needs --noise-trace")):
+            r = collsim("run", "--schedule", RING, "--topology", "fat_tree_k8", *args)
+            self.assertNotEqual(r.returncode, 0, args)
+            self.assertIn("collsim: error:", r.stderr)
+            self.assertIn(text, r.stderr, args)
+        # Reused collective timings were taken without the stragglers.
+        r = collsim("workload", "gpt3_1.3b", "--fast-forward", "collectives", "--slow-gpu", "1:2")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("give --fast-forward off", r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
