@@ -16,6 +16,7 @@
 #include "goal_command.hpp"
 #include "report_command.hpp"
 #include "sweep_command.hpp"
+#include "jobs_command.hpp"
 #include "topo_command.hpp"
 #include "workload_command.hpp"
 #include "validate_command.hpp"
@@ -85,6 +86,7 @@ int main(int argc, char** argv) {
   collsim::cli::add_validate_command(app);
   collsim::cli::add_calibrate_command(app);
   collsim::cli::add_sweep_command(app);
+  collsim::cli::add_jobs_command(app);
   collsim::cli::add_report_command(app);
 
   if (argc > 1 && argv[1][0] != '-') {

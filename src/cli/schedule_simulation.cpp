@@ -249,14 +249,15 @@ net::Fidelity SimulationCliOptions::fidelity_of(const topo::Topology& t) const {
 
 std::optional<exec::SimulationRun> simulate_schedule(const SimulationCliOptions& o, const topo::Topology& topology,
                                                      const goal::Schedule& schedule, ParallelContext& parallel,
-                                                     RunWatch* watch) {
+                                                     RunWatch* watch, const exec::Placement* given) {
   const bool keep = o.observe.keeps_details();
   exec::RecordOptions record;
   record.op_times = o.record_op_times || !o.ops.empty() || keep;
   record.flows = keep && o.has_fabric();
   std::optional<exec::Placement> placement;
-  if (o.has_fabric()) placement = place(o, schedule.num_ranks(), topology.num_hosts());
-  exec::NetworkSetup setup = network_setup(o, topology, placement ? &*placement : nullptr, watch);
+  if (o.has_fabric() && !given) placement = place(o, schedule.num_ranks(), topology.num_hosts());
+  exec::NetworkSetup setup =
+      network_setup(o, topology, given && o.has_fabric() ? given : placement ? &*placement : nullptr, watch);
   setup.compute = o.compute.variation(schedule.num_ranks());
   if (keep) {
     setup.options.sample_interval = o.observe.sample_period();

@@ -83,9 +83,10 @@ std::unique_ptr<RunWatch> watch_simulation(const SimulationCliOptions& o, Parall
 // Simulates `schedule` (on `topology` in packet mode) on every rank of `parallel`. Returns the
 // run on the root rank, nothing elsewhere. Op times are recorded for --ops, --hdf5 or
 // record_op_times; flows and link samples for --hdf5. `watch` (optional) hears progress.
+// `placement`: where the ranks run instead of --placement's (not owned).
 std::optional<exec::SimulationRun> simulate_schedule(const SimulationCliOptions& o, const topo::Topology& topology,
                                                  const goal::Schedule& schedule, ParallelContext& parallel,
-                                                 RunWatch* watch = nullptr);
+                                                 RunWatch* watch = nullptr, const exec::Placement* placement = nullptr);
 
 // The same on a schedule that arrives in pieces (a workload step lowered on the fly): in
 // LogGOPS mode on the root rank only, on a fabric on every rank of `parallel`, each asking the
