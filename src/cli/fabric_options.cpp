@@ -25,6 +25,10 @@ void FabricCliOptions::add_to(CLI::App& cmd) {
   cmd.add_option("--seed", seed, "Seed of the fabric's random streams")
       ->capture_default_str()
       ->check(whole_number(UINT64_MAX));
+  cmd.add_option("--link-speed", link_speed,
+                 "From TIME on, the link between two nodes runs at BANDWIDTH (a degraded or repaired link; "
+                 "several give a flapping one): pod0_agg2:pod0_edge2@1ms=50Gbps; repeatable")
+      ->type_name("A:B@TIME=BW");
   cmd.add_flag_callback(
       "--help-params",
       [] {
@@ -99,7 +103,20 @@ std::string FabricCliOptions::first_given() const {
   if (lossy) return "--lossy";
   if (!end.empty()) return "--end";
   if (seed != FabricCliOptions{}.seed) return "--seed";
+  if (!link_speed.empty()) return "--link-speed";
   return "";
+}
+
+std::vector<net::LinkChange> FabricCliOptions::link_changes(const topo::Topology& topology) const {
+  std::vector<net::LinkChange> out;
+  for (const std::string& text : link_speed) {
+    try {
+      out.push_back(net::parse_link_change(text, topology));
+    } catch (const std::invalid_argument& e) {
+      throw CLI::ValidationError("--link-speed", e.what());
+    }
+  }
+  return out;
 }
 
 net::FabricOptions FabricCliOptions::options() const {

@@ -21,12 +21,15 @@ struct FabricCliOptions {
   std::string queue = "heap";
   std::string end;
   std::uint64_t seed = 1;
+  std::vector<std::string> link_speed;  // NODE_A:NODE_B@TIME=BANDWIDTH
 
   void add_to(CLI::App& cmd);
   // The parameters (defaults, then the file, then the flags, then --set) and run options.
   // `train_bytes`: the value before --params and --set (--fast-forward steady's trains).
   net::FabricParams params(std::uint32_t train_bytes = 0) const;
   net::FabricOptions options() const;
+  // --link-speed on `topology`; CLI::ValidationError naming what is wrong.
+  std::vector<net::LinkChange> link_changes(const topo::Topology& topology) const;
   // The first of these options given, for a model without a fabric (LogGOPS): "" if none.
   std::string first_given() const;
 };

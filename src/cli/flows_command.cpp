@@ -198,6 +198,7 @@ void run_flows_command(const FlowsOptions& o) {
                 : net::read_flow_csv(o.flows_file, t.num_hosts());
     RunWatch watch(o.observe, parallel.is_root(), parallel.transport().size(), &t, "flows", flows.size());
     net::FabricOptions watched = options;
+    watched.link_changes = o.fabric.link_changes(t);
     watched.monitor = &watch;
     if (!o.fidelity.empty()) {
       try {

@@ -201,6 +201,7 @@ exec::NetworkSetup network_setup(const SimulationCliOptions& o, const topo::Topo
   setup.fabric = o.fabric.params(o.train_bytes());
   setup.options = o.fabric.options();
   setup.options.fidelity = o.fidelity_of(topology);
+  setup.options.link_changes = o.fabric.link_changes(topology);
   setup.options.monitor = watch;
   setup.placement = placement;
   setup.host = host_params(o);

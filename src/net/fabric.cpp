@@ -88,7 +88,17 @@ Fabric::Fabric(const topo::Topology& topology, const FabricParams& params, pdes:
   }
   routing_ = std::make_unique<RoutingTable>(topology, routed);
   chooser_ = std::make_unique<PortChooser>(topology, params_, *routing_);
-  context_ = std::make_unique<FabricContext>(FabricContext{topology, params_, *routing_, *chooser_, &domains_});
+  link_changes_ = options.link_changes;
+  for (const LinkChange& c : link_changes_) {
+    if (c.link >= topology.links().size()) throw std::invalid_argument("a link change names link " + std::to_string(c.link) + ", which the topology lacks");
+    if (domains_.domain_of_link[c.link] != kNoDomain) {
+      const topo::Link& l = topology.link(c.link);
+      throw std::invalid_argument("the link " + topology.node(l.a).name + ":" + topology.node(l.b).name +
+                                  " runs as flows: its speed can change only as packets (see --fidelity)");
+    }
+  }
+  context_ = std::make_unique<FabricContext>(
+      FabricContext{topology, params_, *routing_, *chooser_, &domains_, link_changes_.empty() ? nullptr : &link_changes_});
   pdes::EngineOptions engine_options{params_.seed, options.end_time, options.queue};
   engine_options.monitor = options.monitor;
   if (!options.sample_interval.is_infinite()) {

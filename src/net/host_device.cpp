@@ -27,6 +27,7 @@ Host::Host(const FabricContext& ctx, topo::NodeId node, std::unique_ptr<HostApp>
 Host::~Host() = default;
 
 void Host::start() {
+  plan_link_changes<&Host::on_port_speed>();
   if (app_) app_->start(*this);
 }
 

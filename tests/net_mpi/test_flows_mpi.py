@@ -47,6 +47,10 @@ SCENARIOS = {
                        "--bytes", "256KiB", "--routing", "ugal"),
     "torus dimension order": ("--topology", f"{ROOT}/topologies/torus_4x4x4.yaml", "--pattern", "permutation",
                               "--bytes", "256KiB", "--routing", "dimension-order"),
+    "degraded and repaired links": ("--topology", f"{ROOT}/topologies/fat_tree_k8.yaml", "--pattern", "permutation",
+                                    "--bytes", "1MiB", "--link-speed", "pod0_edge0:pod0_agg0@0s=10Gbps",
+                                    "--link-speed", "pod1_agg1:core4@20us=25Gbps",
+                                    "--link-speed", "pod1_agg1:core4@60us=100Gbps"),
     "flow model permutation": ("--topology", f"{ROOT}/topologies/fat_tree_k8.yaml", "--pattern", "permutation",
                                "--bytes", "1MiB", "--fidelity", "all=flow"),
     "flow model alltoall": ("--topology", f"{ROOT}/topologies/dgx_a100_pod.yaml", "--pattern", "random",
@@ -71,6 +75,17 @@ class ClosedForms(unittest.TestCase):
         # tests/net/single_flow_test.cpp derives 85,420,000 ps for this flow and path.
         out = json.loads(flows(2, *SCENARIOS["single flow"]).stdout)
         self.assertEqual(out["makespan_ps"], 85_420_000)
+
+    def test_a_degraded_link_slows_the_flows_over_it(self):
+        nominal = json.loads(flows(None, *SCENARIOS["ecmp permutation"][:2], "--pattern", "permutation",
+                                   "--bytes", "1MiB").stdout)
+        slow = json.loads(flows(None, *SCENARIOS["ecmp permutation"][:2], "--pattern", "permutation", "--bytes",
+                                "1MiB", "--link-speed", "leaf0:spine0@0s=10Gbps").stdout)
+        self.assertGreater(slow["makespan_ps"], nominal["makespan_ps"])
+        r = flows(None, *SCENARIOS["ecmp permutation"][:2], "--pattern", "permutation", "--bytes", "1MiB",
+                  "--link-speed", "leaf0:leaf1@0s=10Gbps", expect_ok=False)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("no link between leaf0 and leaf1", r.stderr)
 
     def test_lossy_incast_recovers(self):
         out = json.loads(flows(2, *SCENARIOS["lossy incast"], "--set", "ecn=false").stdout)

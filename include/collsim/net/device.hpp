@@ -17,6 +17,12 @@ struct PortWakeup {
   std::uint16_t port;
 };
 
+// Payload of a link's speed change at one of the device's ports.
+struct PortSpeed {
+  std::uint16_t port;
+  Bandwidth bandwidth;
+};
+
 class Device : public pdes::LogicalProcess {
  public:
   topo::NodeId node() const { return node_; }
@@ -36,6 +42,21 @@ class Device : public pdes::LogicalProcess {
   void send_pfc(std::uint16_t port, std::uint8_t priority, bool pause);
   // `p` reaches the device at the other end of `w` after `delay`, bypassing the wire's channel.
   void deliver_to_peer(const OutputPort::Wire& w, SimTime delay, const Packet& p);
+  // Plans the speed changes of the device's links (FabricContext::link_changes) as events
+  // of `Handler` (the device class's set_port_speed); those at time 0 apply at once.
+  template <auto Handler>
+  void plan_link_changes() {
+    if (!ctx_.link_changes) return;
+    const auto& ports = ctx_.topology.ports(node_);
+    for (const LinkChange& c : *ctx_.link_changes)
+      for (std::size_t i = 0; i < ports.size(); ++i) {
+        if (ports[i].link != c.link) continue;
+        const PortSpeed s{static_cast<std::uint16_t>(i), c.bandwidth};
+        if (c.at == SimTime::zero()) set_port_speed(s);
+        else schedule<Handler>(id(), c.at - now(), s);
+      }
+  }
+  void set_port_speed(const PortSpeed& s) { ports_[s.port].set_bandwidth(s.bandwidth); }
   // Schedules this device's wakeup handler for when `port`'s transmitter frees, once.
   template <auto Wakeup>
   void wake_when_free(std::uint16_t port) {

@@ -13,6 +13,7 @@
 #include "collsim/net/fidelity.hpp"
 #include "collsim/net/flow_domain.hpp"
 #include "collsim/net/host_device.hpp"
+#include "collsim/net/link_change.hpp"
 #include "collsim/net/link_sampler.hpp"
 #include "collsim/net/port_chooser.hpp"
 #include "collsim/net/routing_table.hpp"
@@ -37,6 +38,8 @@ struct FabricOptions {
   std::vector<bool> busy_hosts;
   // Which links run the flow model (the rest are packets).
   Fidelity fidelity;
+  // Packet links whose speed changes during the run.
+  std::vector<LinkChange> link_changes;
 };
 
 // Totals over every device of every rank.
@@ -100,6 +103,7 @@ class Fabric {
   FabricParams params_;
   pdes::Transport& transport_;
   FlowDomains domains_;
+  std::vector<LinkChange> link_changes_;
   std::unique_ptr<RoutingTable> routing_;
   std::unique_ptr<PortChooser> chooser_;
   std::unique_ptr<FabricContext> context_;

@@ -1,6 +1,7 @@
 #pragma once
 // What every device of one rank shares: the network, the parameters, the next-hop table.
 
+#include "collsim/net/link_change.hpp"
 #include "collsim/net/fabric_params.hpp"
 #include "collsim/net/routing_table.hpp"
 #include "collsim/topo/topology.hpp"
@@ -17,6 +18,8 @@ struct FabricContext {
   const PortChooser& chooser;
   // Which links the flow model carries, and the LP (a switch's node id) running each domain.
   const FlowDomains* domains = nullptr;
+  // Links whose speed changes during the run (see LinkChange); not owned.
+  const std::vector<LinkChange>* link_changes = nullptr;
 };
 
 // A well-mixed hash of a few values: ECMP port choice, spraying, ECN sampling.

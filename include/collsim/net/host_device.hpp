@@ -177,8 +177,11 @@ class Host final : public Device {
   void on_fluid_acked(const FluidAcked& a);
   void on_fluid_delivered(const FluidDelivered& d);
 
+  // One of the host's links changes speed (FabricOptions::link_changes).
+  void on_port_speed(const PortSpeed& s) { set_port_speed(s); }
+
   using Handlers = pdes::Handlers<&Host::on_packet, &Host::on_port_free, &Host::on_flow_timer, &Host::on_app_timer,
-                                  &Host::on_fluid_acked, &Host::on_fluid_delivered>;
+                                  &Host::on_fluid_acked, &Host::on_fluid_delivered, &Host::on_port_speed>;
 
  private:
   using Sender = detail::Sender;

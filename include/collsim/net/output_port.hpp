@@ -40,6 +40,11 @@ class OutputPort {
   };
 
   void connect(const Wire& wire) { wire_ = wire; }
+  // The link's speed from now on (see LinkChange).
+  void set_bandwidth(Bandwidth bandwidth) {
+    wire_.bandwidth = bandwidth;
+    last_wire_bytes_ = 0;  // the cached serialisation time was at the old speed
+  }
   const Wire& wire() const { return wire_; }
 
   bool idle(SimTime now) const { return busy_until_ <= now; }

@@ -44,7 +44,11 @@ class Switch final : public Device {
   // came in through it and cannot leave because they are paused themselves.
   std::vector<std::pair<std::uint16_t, std::uint16_t>> blocked_ingress() const;
 
-  using Handlers = pdes::Handlers<&Switch::on_packet, &Switch::on_port_free>;
+  void start() override { plan_link_changes<&Switch::on_port_speed>(); }
+  // One of the switch's links changes speed (FabricOptions::link_changes).
+  void on_port_speed(const PortSpeed& s) { set_port_speed(s); }
+
+  using Handlers = pdes::Handlers<&Switch::on_packet, &Switch::on_port_free, &Switch::on_port_speed>;
 
  private:
   bool admit(const OutputPort& out, std::uint32_t wire_bytes) const;
