@@ -15,8 +15,8 @@ namespace {
 using testing::tiny_transformer;
 
 void make_communication_free(WorkloadSpec& w) {
-  w.comm.launch_ns = 0;
-  w.comm.step_ns = 0;
+  w.comm.launch = SimTime::zero();
+  w.comm.step = SimTime::zero();
   w.comm.reduce_bytes_per_ns = 0;
 }
 

@@ -34,8 +34,8 @@ WorkloadSpec two_layers_dp2() {
   w.comm.allreduce = "ring";
   w.comm.protocol = collectives::Protocol::Simple;
   w.comm.channels = 1;
-  w.comm.launch_ns = 0;
-  w.comm.step_ns = 0;
+  w.comm.launch = SimTime::zero();
+  w.comm.step = SimTime::zero();
   w.comm.reduce_bytes_per_ns = 0;
   return w;
 }
