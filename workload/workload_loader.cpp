@@ -258,7 +258,7 @@ DeviceSpec read_device(const Reader& r, const Field& f) {
     if (d.efficiency <= 0 || d.efficiency > 1) r.fail(x->value, "key 'efficiency': expected a fraction in (0, 1]");
   }
   if (const Field* x = m.find("memory_bandwidth")) d.memory_bytes_per_s = static_cast<double>(read_bandwidth(r, *x).bps()) / 8;
-  if (const Field* x = m.find("kernel_launch")) d.kernel_launch_ns = static_cast<double>(read_duration(r, *x).picoseconds()) / 1000;
+  if (const Field* x = m.find("kernel_launch")) d.kernel_launch = read_duration(r, *x);
   if (const Field* x = m.find("roofline")) d.roofline = read_bool(r, *x);
   return d;
 }

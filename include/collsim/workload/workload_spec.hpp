@@ -109,7 +109,7 @@ struct DeviceSpec {
   std::array<double, 5> peak_flops{};    // FLOP/s per DType (dense)
   double efficiency = 0.5;               // achieved fraction of peak on GEMMs
   double memory_bytes_per_s = 0;         // HBM bandwidth, for the roofline
-  double kernel_launch_ns = 0;           // per kernel
+  SimTime kernel_launch;                 // per kernel
   bool roofline = true;                  // time = max(FLOPs / (peak × eff), bytes / bandwidth)
   collectives::GpuArch arch = collectives::GpuArch::Ampere;
 };
