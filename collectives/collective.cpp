@@ -97,16 +97,16 @@ ProtocolCosts protocol_costs(Protocol p) {
   switch (p) {
     case Protocol::LL:
       // 512 KiB buffer in 8 steps of 64 KiB on the wire, half of it data; one step per chunk.
-      return {32 * 1024, 8, 6600, 600};
+      return {32 * 1024, 8, SimTime::ns(6600), SimTime::ns(600)};
     case Protocol::LL128:
       // ~4.7 MiB buffer in 8 steps of 600 KiB on the wire, 15/16 data; 4 steps per chunk.
-      return {4 * 576000, 2, 14000, 1900};
+      return {4 * 576000, 2, SimTime::ns(14000), SimTime::ns(1900)};
     case Protocol::Auto:
     case Protocol::Simple:
       // 4 MiB buffer in 8 steps of 512 KiB; ring chunks of 4 steps (NCCL_STEPS / 2).
-      return {2 * 1024 * 1024, 2, 8400, 3400};
+      return {2 * 1024 * 1024, 2, SimTime::ns(8400), SimTime::ns(3400)};
   }
-  return {2 * 1024 * 1024, 2, 8400, 3400};
+  return {2 * 1024 * 1024, 2, SimTime::ns(8400), SimTime::ns(3400)};
 }
 
 std::uint64_t one_step_bytes(Protocol p) {

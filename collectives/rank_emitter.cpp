@@ -4,6 +4,13 @@
 #include <cmath>
 
 namespace collsim::collectives {
+namespace {
+
+// A GOAL calc holds whole nanoseconds: a fraction of one rounds up, so that a latency below
+// 1 ns still costs the cpu something rather than vanishing.
+std::uint64_t goal_ns(SimTime duration) { return static_cast<std::uint64_t>((duration.picoseconds() + 999) / 1000); }
+
+}  // namespace
 
 std::string_view to_string(DataAction a) {
   switch (a) {
@@ -32,10 +39,8 @@ void RankEmitter::depend(goal::LocalOp dependent, goal::LocalOp prerequisite) {
 goal::LocalOp RankEmitter::launch(std::uint32_t channel) {
   goal::LocalOp& op = launch_[channel];
   // A helper is a switch: it launches no kernel.
-  if (op != kNoOp || (plan_.launch_ns == 0 && entry_.empty()) || plan_.is_helper(me_)) return op;
-  op = sink_.add(goal::Op::calc(static_cast<std::uint64_t>(plan_.launch_ns),
-                                static_cast<std::uint8_t>(plan_.first_cpu + channel)),
-                 Payload{});
+  if (op != kNoOp || (plan_.launch == SimTime::zero() && entry_.empty()) || plan_.is_helper(me_)) return op;
+  op = sink_.add(goal::Op::calc(goal_ns(plan_.launch), static_cast<std::uint8_t>(plan_.first_cpu + channel)), Payload{});
   if (first_ == kNoOp) first_ = op;
   has_dependent_.push_back(0);
   for (goal::LocalOp e : entry_) sink_.add_requires(op, e);
@@ -90,9 +95,9 @@ goal::LocalOp RankEmitter::send(std::uint32_t to, std::uint32_t channel, std::sp
   for (const UnitRange& r : units) data += layout_.bytes(r);
   const bool across_nodes = plan_.node_of(me_) != plan_.node_of(to);
   // A GPU's step cost is its kernel's; a helper (a switch) forwards at its link's rate.
-  const std::int64_t step_ns = plan_.is_helper(me_) ? 0 : across_nodes ? plan_.network_step_ns : plan_.step_ns;
+  const SimTime step = plan_.is_helper(me_) ? SimTime::zero() : across_nodes ? plan_.network_step : plan_.step;
   goal::LocalOp ready = kNoOp;
-  if (step_ns > 0) ready = calc(step_ns, channel, after);
+  if (step > SimTime::zero()) ready = calc(step, channel, after);
   Connection& conn = connection(goal::OpKind::Send, to, channel);
   const Deps deps = ready == kNoOp ? after : Deps(ready);
   const goal::LocalOp op = add(message(goal::OpKind::Send, to, channel, data), Payload{DataAction::None, units}, channel, deps);
@@ -126,7 +131,7 @@ goal::LocalOp RankEmitter::recv(std::uint32_t from, std::uint32_t channel, std::
   // A helper reduces in the switch, at its link's rate.
   if (action != DataAction::Reduce || plan_.reduce_bytes_per_ns <= 0.0 || plan_.is_helper(me_)) return op;
   const auto ns = static_cast<std::int64_t>(std::ceil(static_cast<double>(data) / plan_.reduce_bytes_per_ns));
-  return calc(ns, channel, op);
+  return calc(SimTime::ns(ns), channel, op);
 }
 
 goal::LocalOp RankEmitter::recv(std::uint32_t from, std::uint32_t channel, UnitRange units, DataAction action,
@@ -134,8 +139,8 @@ goal::LocalOp RankEmitter::recv(std::uint32_t from, std::uint32_t channel, UnitR
   return recv(from, channel, std::span<const UnitRange>(&units, 1), action, after, after_start);
 }
 
-goal::LocalOp RankEmitter::calc(std::int64_t ns, std::uint32_t channel, Deps after) {
-  return add(goal::Op::calc(static_cast<std::uint64_t>(ns), static_cast<std::uint8_t>(plan_.first_cpu + channel)),
+goal::LocalOp RankEmitter::calc(SimTime duration, std::uint32_t channel, Deps after) {
+  return add(goal::Op::calc(goal_ns(duration), static_cast<std::uint8_t>(plan_.first_cpu + channel)),
              Payload{}, channel, after);
 }
 

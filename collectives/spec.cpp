@@ -115,9 +115,11 @@ Plan make_plan(const CollectiveSpec& spec) {
   if (plan.max_in_flight > 64) bad("max_in_flight must be 1..64");
   if (spec.steps_per_network_message < 1) bad("steps_per_network_message must be at least 1");
   plan.steps_per_network_message = spec.steps_per_network_message;
-  plan.launch_ns = spec.launch_ns < 0 ? costs.launch_ns : spec.launch_ns;
-  plan.step_ns = spec.step_ns < 0 ? costs.step_ns : spec.step_ns;
-  plan.network_step_ns = spec.network_step_ns < 0 ? plan.step_ns : spec.network_step_ns;
+  for (const std::optional<SimTime>& latency : {spec.launch, spec.step, spec.network_step})
+    if (latency && *latency < SimTime::zero()) bad("latencies must not be negative");
+  plan.launch = spec.launch.value_or(costs.launch);
+  plan.step = spec.step.value_or(costs.step);
+  plan.network_step = spec.network_step.value_or(plan.step);
 
   const Algorithm* algorithm = find_algorithm(plan.collective, plan.algorithm);
   if (algorithm == nullptr)

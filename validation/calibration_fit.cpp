@@ -18,6 +18,7 @@ double ring_rounds(const RunValidation& v) { return ring_passes(v) * (v.setup.ra
 bool simple_ring(const SizeComparison& s) {
   return s.path == collectives::ChunkPath::Ring && s.protocol == collectives::Protocol::Simple;
 }
+double microseconds(SimTime t) { return static_cast<double>(t.picoseconds()) / 1e6; }
 
 
 // Across nodes a bandwidth-bound ring or tree moves about as many bytes per GPU over its link
@@ -37,8 +38,8 @@ bool nics_limit(const RunValidation& v, bool ll128, const ModelParameters& p) {
 void fit_simple_latency(const std::map<double, std::vector<double>>& shift_by_rounds, ModelParameters& p) {
   if (shift_by_rounds.empty()) return;
   const collectives::ProtocolCosts nccl = collectives::protocol_costs(collectives::Protocol::Simple);
-  double launch = p.simple_launch_us >= 0 ? p.simple_launch_us : p.launch_us >= 0 ? p.launch_us : nccl.launch_ns / 1e3;
-  double step = p.simple_step_us >= 0 ? p.simple_step_us : p.step_us >= 0 ? p.step_us : nccl.step_ns / 1e3;
+  double launch = p.simple_launch_us >= 0 ? p.simple_launch_us : p.launch_us >= 0 ? p.launch_us : microseconds(nccl.launch);
+  double step = p.simple_step_us >= 0 ? p.simple_step_us : p.step_us >= 0 ? p.step_us : microseconds(nccl.step);
   double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
   for (const auto& [rounds, shifts] : shift_by_rounds) {
     const double y = median(shifts);

@@ -115,7 +115,7 @@ RunValidation validate_run(const TestRun& log_run, std::size_t run_index, const 
                          lowered.description(), wire_floor_us(lowered.schedule, topology, lowered.mtu)};
       if (const std::optional<SubRing>& sub = lowered.sub_ring) {
         // The launch once, every round of the large ring; its bytes per link scale alike.
-        const double launch_us = static_cast<double>(lowered.plan.launch_ns) / 1e3;
+        const double launch_us = static_cast<double>(lowered.plan.launch.picoseconds()) / 1e6;
         result->us = launch_us + std::max(0.0, result->us - launch_us) * sub->scale();
         result->wire_floor_us *= sub->scale();
         result->description += sub->describe(setup.nodes);

@@ -33,6 +33,9 @@ const collectives::Algorithm& algorithm_of(const collectives::Plan& plan) {
 
 collectives::ChunkPath path_of(const collectives::Plan& plan) { return algorithm_of(plan).path; }
 
+// Fitted latencies are microseconds; the collectives take them to the nearest nanosecond.
+SimTime whole_ns(double us) { return SimTime::ns(std::llround(us * 1000)); }
+
 
 collectives::CollectiveSpec base_spec(const ValidationSetup& s, const ValidationRequest& r, std::uint64_t bytes) {
   collectives::CollectiveSpec spec;
@@ -54,8 +57,8 @@ collectives::CollectiveSpec base_spec(const ValidationSetup& s, const Validation
                                           s.gpus_per_node);
   const auto proto = collectives::protocol_from_name(s.protocol);
   spec.protocol = proto ? *proto : collectives::Protocol::Auto;
-  if (r.parameters.launch_us >= 0) spec.launch_ns = std::llround(r.parameters.launch_us * 1000);
-  if (r.parameters.step_us >= 0) spec.step_ns = std::llround(r.parameters.step_us * 1000);
+  if (r.parameters.launch_us >= 0) spec.launch = whole_ns(r.parameters.launch_us);
+  if (r.parameters.step_us >= 0) spec.step = whole_ns(r.parameters.step_us);
   return spec;
 }
 
@@ -183,8 +186,8 @@ Lowered lower(const ValidationSetup& s, const ValidationRequest& r, std::uint64_
   spec.algorithm = choice.algorithm;
   spec.protocol = choice.protocol;
   if (choice.protocol == collectives::Protocol::Simple) {
-    if (r.parameters.simple_launch_us >= 0) spec.launch_ns = std::llround(r.parameters.simple_launch_us * 1000);
-    if (r.parameters.simple_step_us >= 0) spec.step_ns = std::llround(r.parameters.simple_step_us * 1000);
+    if (r.parameters.simple_launch_us >= 0) spec.launch = whole_ns(r.parameters.simple_launch_us);
+    if (r.parameters.simple_step_us >= 0) spec.step = whole_ns(r.parameters.simple_step_us);
   }
   std::optional<SubRing> sub;
   if (choice.path == collectives::ChunkPath::Ring && (sub = sub_ring(s, r))) {
@@ -221,7 +224,7 @@ Lowered lower(const ValidationSetup& s, const ValidationRequest& r, std::uint64_
   // send; it goes on the GPUs' links (Lowered::hop_latency_ns), the pipeline is cut finer with
   // as many bytes in flight as NCCL's NCCL_STEPS buffers hold, and a tree's messages between
   // nodes stay NCCL's chunks, each with its step cost, as NCCL's proxy posts a network step
-  // once the GPU has written all of it (Plan::steps_per_network_message, network_step_ns).
+  // once the GPU has written all of it (Plan::steps_per_network_message, network_step).
   // It is not the default: the 72-deep chains of two NVL72 racks (log 34) need it, but a
   // 2-node H100 training log (25) fits the default better (see validation/REPORT.md).
   const bool fine_protocol = (algorithm.path == collectives::ChunkPath::Chain || algorithm.path == collectives::ChunkPath::Tree) &&
@@ -231,9 +234,9 @@ Lowered lower(const ValidationSetup& s, const ValidationRequest& r, std::uint64_
   const auto steps_of = [&](std::uint64_t c) { return std::max<std::uint64_t>(1, (per_channel_block + c - 1) / c); };
   std::int64_t hop_latency_ns = 0;
   if (streams) {
-    hop_latency_ns = plan.step_ns;
-    spec.step_ns = 0;
-    spec.network_step_ns = plan.step_ns;
+    hop_latency_ns = plan.step.picoseconds() / 1000;
+    spec.step = SimTime::zero();
+    spec.network_step = plan.step;
     if (per_channel_block / chunk < pieces && finer < chunk) {
       const std::uint64_t per_chunk = chunk / finer;
       spec.max_in_flight = static_cast<std::uint32_t>(
@@ -244,8 +247,9 @@ Lowered lower(const ValidationSetup& s, const ValidationRequest& r, std::uint64_
     }
   } else if (fine_protocol && algorithm.path == collectives::ChunkPath::Chain && per_channel_block / chunk < pieces &&
              steps_of(finer) > steps_of(chunk)) {
-    spec.step_ns = static_cast<std::int64_t>(static_cast<double>(plan.step_ns) * static_cast<double>(steps_of(chunk)) /
-                                             static_cast<double>(steps_of(finer)));
+    const auto step_ns = static_cast<double>(plan.step.picoseconds() / 1000);
+    spec.step = SimTime::ns(static_cast<std::int64_t>(step_ns * static_cast<double>(steps_of(chunk)) /
+                                                      static_cast<double>(steps_of(finer))));
     chunk = finer;
   }
   if (chunk != plan.chunk_bytes || streams) {

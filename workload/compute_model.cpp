@@ -12,7 +12,8 @@ std::uint64_t compute_ns(const DeviceSpec& device, DType dtype, const ComputeCos
     throw std::invalid_argument("device " + device.name + " has no " + std::string(to_string(dtype)) + " peak FLOP/s");
   double seconds = cost.flops > 0 ? cost.flops / (peak * device.efficiency) : 0.0;
   if (device.roofline && device.memory_bytes_per_s > 0) seconds = std::max(seconds, cost.bytes / device.memory_bytes_per_s);
-  const double ns = seconds * 1e9 + cost.kernels * device.kernel_launch_ns;
+  const double kernel_launch_ns = static_cast<double>(device.kernel_launch.picoseconds()) / 1000;
+  const double ns = seconds * 1e9 + cost.kernels * kernel_launch_ns;
   return static_cast<std::uint64_t>(std::ceil(ns - 1e-6));
 }
 
@@ -28,7 +29,7 @@ DeviceSpec make(std::string name, collectives::GpuArch arch, std::array<double, 
   // What large transformer GEMMs reach in practice (Megatron-LM reports 50-60 % of peak
   // end to end); a kernel launch that the stream does not hide costs a few microseconds.
   d.efficiency = 0.6;
-  d.kernel_launch_ns = 2000;
+  d.kernel_launch = SimTime::us(2);
   d.arch = arch;
   return d;
 }

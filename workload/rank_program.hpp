@@ -183,8 +183,8 @@ class RankProgram {
     spec.channels = w_.comm.channels;
     spec.chunk_bytes = w_.comm.chunk_bytes;
     spec.protocol = w_.comm.protocol;
-    spec.launch_ns = w_.comm.launch_ns;
-    spec.step_ns = w_.comm.step_ns;
+    spec.launch = w_.comm.launch;
+    spec.step = w_.comm.step;
     spec.reduce_bytes_per_ns = w_.comm.reduce_bytes_per_ns;
     // Members on one node, assuming ranks fill nodes in order (linear placement).
     const RankId node = spec.group.front() / options_.gpus_per_node;
@@ -270,8 +270,8 @@ class RankProgram {
     spec.algorithm = "dissemination";
     spec.channels = 1;
     spec.protocol = collectives::Protocol::Simple;
-    spec.launch_ns = pl.launch_ns;
-    spec.step_ns = spec.network_step_ns = 0;
+    spec.launch = pl.launch;
+    spec.step = spec.network_step = SimTime::zero();
     collectives::Plan barrier = collectives::make_plan(spec);
     const std::span<const std::uint64_t> after = options_.reuse->after_barrier_ns(pl, barrier);
     if (after.empty()) return std::nullopt;

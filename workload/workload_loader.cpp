@@ -193,7 +193,9 @@ ParallelSpec read_parallel(const Reader& r, const Field& f) {
   return p;
 }
 
-std::int64_t read_ns(const Reader& r, const Field& f) { return read_duration(r, f).picoseconds() / 1000; }
+// A collective's latencies in whole nanoseconds, as --launch-ns and --step-ns give them: a
+// fraction of one is dropped.
+SimTime read_ns(const Reader& r, const Field& f) { return SimTime::ns(read_duration(r, f).picoseconds() / 1000); }
 
 CommSpec read_comm(const Reader& r, const Field& f) {
   const Map m(r, f.value, "'comm'", "a map such as {allreduce: ring, channels: 2}");
@@ -211,8 +213,8 @@ CommSpec read_comm(const Reader& r, const Field& f) {
     if (!p) r.fail(x->value, "key 'protocol': expected auto, LL, LL128 or Simple, found '" + s + "'");
     c.protocol = *p;
   }
-  if (const Field* x = m.find("launch")) c.launch_ns = read_ns(r, *x);
-  if (const Field* x = m.find("step")) c.step_ns = read_ns(r, *x);
+  if (const Field* x = m.find("launch")) c.launch = read_ns(r, *x);
+  if (const Field* x = m.find("step")) c.step = read_ns(r, *x);
   if (const Field* x = m.find("reduce_bandwidth")) {
     const std::string v = scalar(r, *x, "a bandwidth such as 200GB/s, or 0 for free reductions");
     c.reduce_bytes_per_ns = v == "0" ? 0.0 : static_cast<double>(read_bandwidth(r, *x).bps()) / 8e9;
@@ -256,7 +258,7 @@ DeviceSpec read_device(const Reader& r, const Field& f) {
     if (d.efficiency <= 0 || d.efficiency > 1) r.fail(x->value, "key 'efficiency': expected a fraction in (0, 1]");
   }
   if (const Field* x = m.find("memory_bandwidth")) d.memory_bytes_per_s = static_cast<double>(read_bandwidth(r, *x).bps()) / 8;
-  if (const Field* x = m.find("kernel_launch")) d.kernel_launch_ns = static_cast<double>(read_duration(r, *x).picoseconds()) / 1000;
+  if (const Field* x = m.find("kernel_launch")) d.kernel_launch = read_duration(r, *x);
   if (const Field* x = m.find("roofline")) d.roofline = read_bool(r, *x);
   return d;
 }

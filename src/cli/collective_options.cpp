@@ -58,9 +58,9 @@ collectives::CollectiveSpec spec_from(const CollectiveCliOptions& o, const std::
   const auto bw = parse_bandwidth(o.reduce_bw, &error);
   if (!bw) throw CLI::ValidationError("--reduce-bw", error);
   spec.reduce_bytes_per_ns = bw->bytes_per_second() / 1e9;
-  spec.launch_ns = o.launch_ns;
-  spec.step_ns = o.step_ns;
-  spec.network_step_ns = o.network_step_ns;
+  spec.launch = latency_ns_option(o.launch_ns);
+  spec.step = latency_ns_option(o.step_ns);
+  spec.network_step = latency_ns_option(o.network_step_ns);
   spec.steps_per_network_message = o.steps_per_network_message;
   const auto arch = collectives::gpu_arch_from_name(o.arch);
   if (!arch) throw CLI::ValidationError("--arch", "unknown GPU generation '" + o.arch + "' (volta, ampere, hopper, blackwell)");

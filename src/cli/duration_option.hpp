@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -21,6 +22,13 @@ inline SimTime parse_duration_option(const std::string& option, const std::strin
   if (!t) throw CLI::ValidationError(option, error);
   if (*t < SimTime::zero()) throw CLI::ValidationError(option, "must not be negative");
   return *t;
+}
+
+// A latency given in whole nanoseconds (--launch-ns), where a negative value (-1) leaves the
+// default in place.
+inline std::optional<SimTime> latency_ns_option(std::int64_t ns) {
+  if (ns < 0) return std::nullopt;
+  return SimTime::ns(ns);
 }
 
 // A CLI11 check for an unsigned option: CLI11 reads "-1" into an unsigned as its wrap-around

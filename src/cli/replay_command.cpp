@@ -56,8 +56,8 @@ collectives::CollectiveSpec collective_shape(const ReplayOptions& o) {
   const auto bw = parse_bandwidth(o.reduce_bw, &error);
   if (!bw) throw CLI::ValidationError("--reduce-bw", error);
   spec.reduce_bytes_per_ns = bw->bytes_per_second() / 1e9;
-  spec.launch_ns = o.launch_ns;
-  spec.step_ns = o.step_ns;
+  spec.launch = latency_ns_option(o.launch_ns);
+  spec.step = latency_ns_option(o.step_ns);
   return spec;
 }
 

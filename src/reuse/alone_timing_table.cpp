@@ -4,6 +4,7 @@
 #include <chrono>
 #include <sstream>
 #include <stdexcept>
+#include <string>
 
 #include "collsim/collectives/collective.hpp"
 #include "collsim/collectives/generate.hpp"
@@ -36,13 +37,26 @@ struct AloneTimingTable::Island {
   std::string shape;
 };
 
+namespace {
+
+// Whole nanoseconds, as keys have always written latencies; a fraction of one is kept (in
+// picoseconds) so that plans that differ by less than a nanosecond never share a key.
+std::string key_ns(SimTime t) {
+  const std::int64_t ps = t.picoseconds();
+  std::string text = std::to_string(ps / 1000);
+  if (ps % 1000 != 0) text += '+' + std::to_string(ps % 1000) + "ps";
+  return text;
+}
+
+}  // namespace
+
 // One table serves one run, whose plans share their system model: it is left out.
 std::string AloneTimingTable::plan_key(const collectives::Plan& p, bool with_group) {
   std::ostringstream k;
   k << collectives::to_string(p.collective) << ' ' << p.algorithm << ' ' << p.n << ' ' << p.bytes << ' ' << p.root << ' '
     << p.channels << ' ' << p.chunk_bytes << ' ' << p.max_in_flight << ' ' << p.steps_per_network_message << ' '
-    << collectives::to_string(p.protocol) << ' ' << p.reduce_bytes_per_ns << ' ' << p.launch_ns << ' ' << p.step_ns << ' '
-    << p.network_step_ns << ' ' << p.ranks_per_node << ' ' << p.nics << ' ' << p.nic_of_rank << ' '
+    << collectives::to_string(p.protocol) << ' ' << p.reduce_bytes_per_ns << ' ' << key_ns(p.launch) << ' '
+    << key_ns(p.step) << ' ' << key_ns(p.network_step) << ' ' << p.ranks_per_node << ' ' << p.nics << ' ' << p.nic_of_rank << ' '
     << p.channels_per_nic << ' ' << int{p.first_cpu} << ' ' << p.slices;
   for (const auto& nics : p.rank_nics) {
     k << " /";

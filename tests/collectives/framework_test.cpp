@@ -63,6 +63,31 @@ TEST(Plan, RejectsWhatCannotRunWithTheFieldNamed) {
   EXPECT_NE(message(spec).find("group member 9 is not a rank of a 8-rank schedule"), std::string::npos);
 }
 
+TEST(Plan, LatenciesDefaultToTheProtocolsAndTheNetworkStepToTheStep) {
+  CollectiveSpec spec = spec_of(Collective::Allreduce, "ring", 4, 64);
+  spec.protocol = Protocol::LL;
+  Plan plan = make_plan(spec);
+  EXPECT_EQ(plan.launch, protocol_costs(Protocol::LL).launch);
+  EXPECT_EQ(plan.step, protocol_costs(Protocol::LL).step);
+  EXPECT_EQ(plan.network_step, plan.step);
+  spec.step = SimTime::ns(100);
+  EXPECT_EQ(make_plan(spec).network_step, SimTime::ns(100));
+  spec.network_step = SimTime::zero();
+  plan = make_plan(spec);
+  EXPECT_EQ(plan.step, SimTime::ns(100));
+  EXPECT_EQ(plan.network_step, SimTime::zero());
+  spec.launch = SimTime::ns(-1);
+  EXPECT_THROW(make_plan(spec), std::invalid_argument);
+}
+
+TEST(RankEmitter, ALaunchWithAFractionOfANanosecondCostsTheWholeNanosecond) {
+  CollectiveSpec spec = spec_of(Collective::Allreduce, "ring", 2, 64);
+  spec.launch = SimTime::ps(1500);
+  const goal::Schedule s = generate(make_plan(spec));
+  ASSERT_EQ(s.rank(0).kind(0), goal::OpKind::Calc);
+  EXPECT_EQ(s.rank(0).size(0), 2u);
+}
+
 TEST(RingAllreduce, VerifiesForEveryRankCountAndSize) {
   for (std::uint32_t n : testing::kRankCounts)
     for (std::uint64_t bytes : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{1000}, std::uint64_t{1} << 20}) {
@@ -144,8 +169,8 @@ TEST(RankEmitter, BoundsMessagesInFlightPerConnection) {
   CollectiveSpec spec = spec_of(Collective::Allreduce, "ring", 3, 3 * 8 * 100);
   spec.chunk_bytes = 100;  // 8 pipeline steps
   spec.max_in_flight = 2;
-  spec.step_ns = 0;
-  spec.launch_ns = 0;
+  spec.step = SimTime::zero();
+  spec.launch = SimTime::zero();
   spec.reduce_bytes_per_ns = 0;
   const goal::Schedule s = generate(spec);
   const goal::RankOps ops = s.rank(0);

@@ -270,8 +270,8 @@ TEST(RootedAlgorithms, ForwardEachChunkAsSoonAsItArrives) {
   // reductions (reduce), not for the whole buffer.
   for (const Rooted& a : kAllRooted) {
     CollectiveSpec spec = rooted_spec(a, 8, 4 * 1000, 0, 1, 1000);
-    spec.step_ns = 0;
-    spec.launch_ns = 0;
+    spec.step = SimTime::zero();
+    spec.launch = SimTime::zero();
     spec.reduce_bytes_per_ns = 0;
     const goal::Schedule s = generate(spec);
     const goal::RankOps ops = s.rank(4);

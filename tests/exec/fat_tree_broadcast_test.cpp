@@ -45,8 +45,8 @@ RunResult broadcast_on_fat_tree(std::uint64_t bytes) {
   spec.algorithm = "binomial_tree";
   spec.num_ranks = 16;
   spec.bytes = bytes;
-  spec.launch_ns = 0;
-  spec.step_ns = 0;
+  spec.launch = SimTime::zero();
+  spec.step = SimTime::zero();
   const goal::Schedule s = collectives::generate(collectives::make_plan(spec));
   auto transport = pdes::make_local_transport();
   FabricRunOptions options;

@@ -126,6 +126,19 @@ TEST(AloneTimingTable, EachDistinctCollectiveIsSimulatedOnce) {
   for (std::uint32_t i = 0; i < 8; ++i) EXPECT_GT(more[i], first[i]);
 }
 
+TEST(AloneTimingTable, CollectivesThatDifferByAFractionOfANanosecondAreTimedApart) {
+  const Cluster c;
+  AloneTimingTable table(c.setup(net::LinkModel::Flow));
+  collectives::Plan whole = exec::testing::one_node_plan(collectives::Collective::Allreduce, "ring", 8, 1 << 20, 256 << 10);
+  const collectives::Plan barrier = barrier_over(whole);
+  whole.step = whole.network_step = SimTime::ns(3400);
+  table.after_barrier_ns(whole, barrier);
+  EXPECT_EQ(table.collectives_timed(), 2u);
+  whole.step = whole.network_step = SimTime::ps(3'400'500);
+  table.after_barrier_ns(whole, barrier);
+  EXPECT_EQ(table.collectives_timed(), 3u);
+}
+
 // `servers` servers of 8 GPUs on an NVSwitch each; GPU g of every server on rail leaf g, the
 // leaves on one spine: between GPUs of a server NVLink (2 hops) is shorter than the network (4).
 topo::Topology servers_on_rails(std::uint32_t servers) {

@@ -45,8 +45,8 @@ goal::Schedule our_ring() {
   spec.bytes = 1 << 20;
   spec.protocol = collectives::Protocol::Simple;
   spec.channels = 1;
-  spec.launch_ns = 0;
-  spec.step_ns = 0;
+  spec.launch = SimTime::zero();
+  spec.step = SimTime::zero();
   // ceil(131072 / rate) must be 7000: a hair above 131072/7000 B/ns keeps the quotient below 7000.
   spec.reduce_bytes_per_ns = 131072.0 / 7000.0 * (1 + 1e-9);
   spec.first_cpu = kCommunicationCpu;

@@ -26,8 +26,8 @@ class FixedReuse final : public CollectiveReuse {
     ++asked;
     EXPECT_EQ(barrier.collective, collectives::Collective::Barrier);
     EXPECT_EQ(barrier.group, whole.group);
-    EXPECT_EQ(barrier.launch_ns, whole.launch_ns);  // it holds the cpu at first as the collective does
-    EXPECT_EQ(barrier.step_ns + barrier.network_step_ns, 0);
+    EXPECT_EQ(barrier.launch, whole.launch);  // it holds the cpu at first as the collective does
+    EXPECT_EQ(barrier.step + barrier.network_step, SimTime::zero());
     if (decline) return {};
     std::vector<std::uint64_t>& ns = answers_[whole.bytes];
     ns.clear();

@@ -15,8 +15,8 @@ namespace {
 using testing::tiny_transformer;
 
 void make_communication_free(WorkloadSpec& w) {
-  w.comm.launch_ns = 0;
-  w.comm.step_ns = 0;
+  w.comm.launch = SimTime::zero();
+  w.comm.step = SimTime::zero();
   w.comm.reduce_bytes_per_ns = 0;
 }
 
@@ -30,7 +30,7 @@ exec::LogGOPSResult run_ideal(const LoweredStep& s) {
 
 TEST(DelayModel, ComputeCostsFollowTheRoofline) {
   DeviceSpec d = *device_preset("A100");
-  d.kernel_launch_ns = 1000;
+  d.kernel_launch = SimTime::us(1);
   // 312e12 × 0.6 = 187.2 TFLOP/s: 1.872e9 FLOPs take 10 us; 2.039e6 bytes take 1 us.
   EXPECT_EQ(compute_ns(d, DType::BF16, {1.872e9, 2.039e6, 2}), 10'000u + 2'000u);
   // Memory-bound: 2.039e8 bytes take 100 us, more than the FLOPs' 10 us.

@@ -30,12 +30,12 @@ WorkloadSpec two_layers_dp2() {
   w.device.peak_flops[static_cast<std::size_t>(DType::BF16)] = 1e12;
   w.device.efficiency = 1.0;
   w.device.roofline = false;
-  w.device.kernel_launch_ns = 0;
+  w.device.kernel_launch = SimTime::zero();
   w.comm.allreduce = "ring";
   w.comm.protocol = collectives::Protocol::Simple;
   w.comm.channels = 1;
-  w.comm.launch_ns = 0;
-  w.comm.step_ns = 0;
+  w.comm.launch = SimTime::zero();
+  w.comm.step = SimTime::zero();
   w.comm.reduce_bytes_per_ns = 0;
   return w;
 }

@@ -5,6 +5,8 @@
 #include <optional>
 #include <string_view>
 
+#include "collsim/common/sim_time.hpp"
+
 namespace collsim::collectives {
 
 enum class Collective : std::uint8_t {
@@ -50,8 +52,8 @@ std::optional<Protocol> protocol_from_name(std::string_view name);  // "LL", "LL
 struct ProtocolCosts {
   std::uint64_t chunk_bytes;      // data bytes per pipelined message, by default
   std::uint32_t max_in_flight;    // messages in flight per connection (NCCL_STEPS / chunk steps)
-  std::int64_t launch_ns;         // once per collective and channel (NCCL's base latency)
-  std::int64_t step_ns;           // before every send (NCCL's per-hop NVLink latency, minus the link)
+  SimTime launch;                 // once per collective and channel (NCCL's base latency)
+  SimTime step;                   // before every send (NCCL's per-hop NVLink latency, minus the link)
 };
 // Defaults from NCCL 2.30.7's buffers and tuning tables (reference/nccl.md sections 2 and 3).
 ProtocolCosts protocol_costs(Protocol p);

@@ -88,7 +88,7 @@ class RankEmitter {
   goal::LocalOp recv(std::uint32_t from, std::uint32_t channel, UnitRange units, DataAction action, Deps after = {},
                      Deps after_start = {});
   // Local work on the channel's cpu.
-  goal::LocalOp calc(std::int64_t ns, std::uint32_t channel, Deps after = {});
+  goal::LocalOp calc(SimTime duration, std::uint32_t channel, Deps after = {});
 
   // The ops of this collective nothing else in it waits for: what later work depends on.
   std::vector<goal::LocalOp> finish();

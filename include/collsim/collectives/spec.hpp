@@ -3,11 +3,13 @@
 // plan (every default and "auto" decided), which is what algorithms read.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "collsim/collectives/collective.hpp"
 #include "collsim/collectives/system_model.hpp"
+#include "collsim/common/sim_time.hpp"
 #include "collsim/goal/op.hpp"
 
 namespace collsim::collectives {
@@ -33,9 +35,9 @@ struct CollectiveSpec {
   std::uint32_t steps_per_network_message = 1;
   Protocol protocol = Protocol::Auto;   // Auto: Simple, unless algorithm "auto" picks one
   double reduce_bytes_per_ns = 200.0;   // reduction bandwidth (200 GB/s); 0: reductions are free
-  std::int64_t launch_ns = -1;          // -1: the protocol's
-  std::int64_t step_ns = -1;            // -1: the protocol's
-  std::int64_t network_step_ns = -1;    // before each send to another node instead; -1: step_ns
+  std::optional<SimTime> launch;        // once per channel; none: the protocol's
+  std::optional<SimTime> step;          // before each send; none: the protocol's
+  std::optional<SimTime> network_step;  // before each send to another node instead; none: step
   std::uint32_t ranks_per_node = 1;     // consecutive group members that share a node
   std::uint32_t nics = 1;               // channel c sends through nic c % nics
   // Instead, a rank sends through its own GPU's NICs: local rank r of a node with g ranks
@@ -70,9 +72,9 @@ struct Plan {
   std::uint32_t steps_per_network_message = 1;
   Protocol protocol = Protocol::Simple;
   double reduce_bytes_per_ns = 0.0;
-  std::int64_t launch_ns = 0;
-  std::int64_t step_ns = 0;
-  std::int64_t network_step_ns = 0;     // step_ns of the sends to another node
+  SimTime launch;
+  SimTime step;
+  SimTime network_step;                 // step of the sends to another node
   std::uint32_t ranks_per_node = 1;
   std::uint32_t nics = 1;
   bool nic_of_rank = false;

@@ -12,6 +12,7 @@
 
 #include "collsim/collectives/collective.hpp"
 #include "collsim/collectives/system_model.hpp"
+#include "collsim/common/sim_time.hpp"
 
 namespace collsim::workload {
 
@@ -98,8 +99,8 @@ struct CommSpec {
   std::uint32_t channels = 2;
   std::uint64_t chunk_bytes = 0;  // data per pipelined message; 0: the protocol's
   collectives::Protocol protocol = collectives::Protocol::Auto;
-  std::int64_t launch_ns = -1;  // -1: the protocol's
-  std::int64_t step_ns = -1;
+  std::optional<SimTime> launch;  // none: the protocol's
+  std::optional<SimTime> step;    // none: the protocol's
   double reduce_bytes_per_ns = 200.0;  // reductions inside collectives; 0: free
 };
 
@@ -108,7 +109,7 @@ struct DeviceSpec {
   std::array<double, 5> peak_flops{};    // FLOP/s per DType (dense)
   double efficiency = 0.5;               // achieved fraction of peak on GEMMs
   double memory_bytes_per_s = 0;         // HBM bandwidth, for the roofline
-  double kernel_launch_ns = 0;           // per kernel
+  SimTime kernel_launch;                 // per kernel
   bool roofline = true;                  // time = max(FLOPs / (peak × eff), bytes / bandwidth)
   collectives::GpuArch arch = collectives::GpuArch::Ampere;
 };
