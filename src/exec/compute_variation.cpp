@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "collsim/common/input_error.hpp"
+#include "collsim/common/splitmix.hpp"
 
 namespace collsim::exec {
 
@@ -15,18 +16,12 @@ namespace {
 
 constexpr double kTwoPi = 6.283185307179586;
 
-std::uint64_t splitmix(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
 
 // A uniform draw in (0, 1) from a key.
-double uniform(std::uint64_t key) { return (static_cast<double>(splitmix(key) >> 11) + 0.5) / 9007199254740992.0; }
+double uniform(std::uint64_t key) { return (static_cast<double>(splitmix64(key) >> 11) + 0.5) / 9007199254740992.0; }
 
 std::uint64_t key(std::uint64_t seed, std::uint64_t stream, std::uint64_t a, std::uint64_t b = 0) {
-  return splitmix(splitmix(splitmix(seed ^ (stream << 56)) ^ a) ^ b);
+  return splitmix64(splitmix64(splitmix64(seed ^ (stream << 56)) ^ a) ^ b);
 }
 
 double standard_normal(std::uint64_t k) {
@@ -118,7 +113,7 @@ ComputeVariation::ComputeVariation(const ComputeVariationSpec& spec, std::uint32
     std::vector<goal::RankId> order(ranks);
     std::iota(order.begin(), order.end(), 0);
     for (std::uint32_t i = ranks; i > 1; --i) {
-      const auto j = static_cast<std::uint32_t>(splitmix(key(spec.seed, kRandomSlow, i)) % i);
+      const auto j = static_cast<std::uint32_t>(splitmix64(key(spec.seed, kRandomSlow, i)) % i);
       std::swap(order[i - 1], order[j]);
     }
     for (std::uint32_t i = 0; i < spec.random_slow; ++i) factor_[order[i]] *= spec.random_slow_factor;

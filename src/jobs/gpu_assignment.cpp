@@ -5,18 +5,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "collsim/common/splitmix.hpp"
+
 namespace collsim::jobs {
-
-namespace {
-
-std::uint64_t splitmix(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
-}  // namespace
 
 std::vector<std::vector<std::uint32_t>> assign_gpus(const std::vector<JobSpec>& jobs,
                                                     const std::vector<std::uint32_t>& needed,
@@ -86,7 +77,7 @@ std::vector<std::vector<std::uint32_t>> assign_gpus(const std::vector<JobSpec>& 
         if (owner[h] < 0) free.push_back(h);
       if (g.policy == GpuPolicy::Random)
         for (std::size_t i = free.size(); i > 1; --i)
-          std::swap(free[i - 1], free[splitmix(g.seed * 0x100000001B3ull + i) % i]);
+          std::swap(free[i - 1], free[splitmix64(g.seed * 0x100000001B3ull + i) % i]);
     }
     if (free.size() < count)
       throw std::invalid_argument("job '" + jobs[j].name + "' asks for " + std::to_string(count) + " GPUs, but only " +
