@@ -1,6 +1,7 @@
 #include "compute_options.hpp"
 
 #include <algorithm>
+#include <iomanip>
 #include <sstream>
 
 #include "duration_option.hpp"
@@ -76,6 +77,10 @@ void ComputeCliOptions::add_to(CLI::App& cmd) {
   cmd.add_option("--stall", stall, "Rank RANK's compute stops at AT for FOR (5:10ms:2ms); repeatable")
       ->type_name("RANK:AT:FOR")
       ->group(group);
+  cmd.add_flag("--straggler-report", straggler_report,
+               "Run again without each straggler, noise or stall in turn: what each costs the step and the ranks "
+               "it delays most (run only)")
+      ->group(group);
   cmd.add_option("--variation-seed", seed, "Seed of the draws of --slow-gpus, --gpu-speed, --op-noise, --noise-trace")
       ->capture_default_str()
       ->check(whole_number(UINT64_MAX))
@@ -121,7 +126,7 @@ exec::ComputeVariationSpec ComputeCliOptions::spec() const {
 std::shared_ptr<const exec::ComputeVariation> ComputeCliOptions::variation(std::uint32_t ranks) const {
   if (!any()) return nullptr;
   try {
-    return std::make_shared<const exec::ComputeVariation>(spec(), ranks);
+    return std::make_shared<const exec::ComputeVariation>(replaced ? *replaced : spec(), ranks);
   } catch (const std::invalid_argument& e) {
     throw CLI::ValidationError("--slow-gpu/--stall", e.what());
   }
@@ -139,6 +144,32 @@ nlohmann::json compute_variation_json(const ComputeCliOptions& o, const exec::Co
                       {"stalls", o.stall},
                       {"seed", o.seed}};
   return {{"compute_variation", j}};
+}
+
+nlohmann::json straggler_json(const std::vector<StragglerCost>& costs) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const StragglerCost& c : costs) {
+    nlohmann::json ranks = nlohmann::json::array();
+    for (const auto& [rank, delay] : c.most_delayed) ranks.push_back({{"rank", rank}, {"delay_ps", delay}});
+    out.push_back({{"source", c.label}, {"step_delay_ps", c.step_delay_ps}, {"most_delayed", ranks}});
+  }
+  return {{"stragglers", out}};
+}
+
+std::string straggler_lines(const std::vector<StragglerCost>& costs) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(3);
+  for (const StragglerCost& c : costs) {
+    out << "straggler     " << c.label << ": step +" << static_cast<double>(c.step_delay_ps) / 1e6 << " us";
+    if (!c.most_delayed.empty()) {
+      out << "; delays";
+      for (std::size_t i = 0; i < c.most_delayed.size() && i < 4; ++i)
+        out << (i ? "," : "") << " rank " << c.most_delayed[i].first << " +"
+            << static_cast<double>(c.most_delayed[i].second) / 1e6 << " us";
+    }
+    out << "\n";
+  }
+  return out.str();
 }
 
 std::string compute_variation_line(const ComputeCliOptions& o, const exec::ComputeVariation& v) {

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -22,6 +23,9 @@ struct ComputeCliOptions {
   bool noise_cosched = false;
   std::vector<std::string> stall;     // RANK:AT:FOR
   std::uint64_t seed = 1;
+  bool straggler_report = false;
+  // Instead of what the options give (a rerun without one straggler).
+  std::optional<exec::ComputeVariationSpec> replaced;
 
   void add_to(CLI::App& cmd);
   bool any() const;
@@ -34,6 +38,17 @@ struct ComputeCliOptions {
 // "compute_variation": each rank's factor where it is not 1 (up to 16, slowest first), the
 // noise and stalls, and the seed.
 nlohmann::json compute_variation_json(const ComputeCliOptions& o, const exec::ComputeVariation& v);
+// What each straggler costs: the run again without it, for each part of the variation (at
+// most 8 straggler ranks), on every rank of `parallel`; on the root, per part, the step's and
+// each rank's delay. `run_again` simulates with the given options and returns the run (root).
+struct StragglerCost {
+  std::string label;
+  std::int64_t step_delay_ps = 0;                           // makespan with it - without it
+  std::vector<std::pair<goal::RankId, std::int64_t>> most_delayed;  // ranks, most delayed first (8)
+};
+nlohmann::json straggler_json(const std::vector<StragglerCost>& costs);
+std::string straggler_lines(const std::vector<StragglerCost>& costs);
+
 // One line: "compute       2 stragglers (rank 3 x1.5, rank 7 x2), op noise lognormal 0.05, ..."
 std::string compute_variation_line(const ComputeCliOptions& o, const exec::ComputeVariation& v);
 

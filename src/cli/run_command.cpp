@@ -60,14 +60,36 @@ void run_run_command(const RunOptions& o) {
     const Loaded loaded = load_or_generate(o, t);
     const auto watch = watch_simulation(o.sim, parallel, t, loaded.schedule);
     const std::optional<exec::SimulationRun> run = simulate_schedule(o.sim, t, loaded.schedule, parallel, watch.get());
+    std::vector<StragglerCost> costs;
+    if (o.sim.compute.straggler_report) {
+      const auto whole = o.sim.compute.variation(loaded.schedule.num_ranks());
+      for (const exec::VariationPart& part : exec::variation_parts(o.sim.compute.spec(), *whole, 8)) {
+        SimulationCliOptions without = o.sim;
+        without.compute.replaced = part.without;
+        const std::optional<exec::SimulationRun> other = simulate_schedule(without, t, loaded.schedule, parallel);
+        if (!run) continue;
+        StragglerCost c;
+        c.label = part.label;
+        c.step_delay_ps = run->result.makespan_ps - other->result.makespan_ps;
+        for (goal::RankId r = 0; r < run->result.rank_finish_ps.size(); ++r)
+          if (const std::int64_t d = run->result.rank_finish_ps[r] - other->result.rank_finish_ps[r]; d != 0)
+            c.most_delayed.emplace_back(r, d);
+        std::stable_sort(c.most_delayed.begin(), c.most_delayed.end(),
+                         [](const auto& a, const auto& b) { return a.second > b.second; });
+        if (c.most_delayed.size() > 8) c.most_delayed.resize(8);
+        costs.push_back(std::move(c));
+      }
+    }
     if (!run) return;
     complete = run->result.complete;
-    const nlohmann::json j = run_summary_json(o.sim, t, loaded.schedule, loaded.description, *run);
+    nlohmann::json j = run_summary_json(o.sim, t, loaded.schedule, loaded.description, *run);
+    if (o.sim.compute.straggler_report) j.update(straggler_json(costs));
     write_run_files(o.sim, t, loaded.schedule, *run, j, annotations_of(loaded));
     if (o.sim.json) {
       std::cout << j.dump(2) << std::endl;
     } else {
       print_run_human(o.sim, t, loaded.schedule, loaded.description, *run);
+      std::cout << straggler_lines(costs);
     }
     if (!complete) report_incomplete(*run);
   });
@@ -82,6 +104,7 @@ void add_run_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("run", "Simulate a GOAL schedule (a file, or a collective lowered on the fly) on a fabric");
   cmd->add_option("--schedule", o->schedule, "GOAL schedule (.goal, .bin, .goalb)")->check(CLI::ExistingFile);
   o->collective.add_to(*cmd, "--coll");
+  o->sim.reports_stragglers = true;
   o->sim.add_to(*cmd);
   cmd->callback([o] { run_run_command(*o); });
 }

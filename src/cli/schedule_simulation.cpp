@@ -405,6 +405,10 @@ void SimulationCliOptions::check(bool topology_needed) const {
   (void)host_params(*this);
   observe.check();
   (void)compute.spec();
+  if (compute.straggler_report && !reports_stragglers)
+    throw CLI::ValidationError("--straggler-report", "is for run (export a workload step with -o and run it)");
+  if (compute.straggler_report && !compute.any())
+    throw CLI::ValidationError("--straggler-report", "needs stragglers, noise or stalls to measure (--slow-gpu, ...)");
   if (compute.any()) {
     if (fast_forwards().collectives)
       throw CLI::ValidationError("--fast-forward",

@@ -45,6 +45,7 @@ struct SimulationCliOptions {
   bool record_op_times = false;          // also without --ops (a command that reads the times)
   std::string fast_forward = "off";      // --fast-forward, as workload::parse_fast_forward reads it
   bool lowers_collectives = false;       // the command lowers collectives (fast-forward may reuse them)
+  bool reports_stragglers = false;       // the command reruns without each straggler (--straggler-report)
   FabricCliOptions fabric;
   ObserveCliOptions observe;
   ComputeCliOptions compute;

@@ -131,6 +131,10 @@ ComputeVariation::ComputeVariation(const ComputeVariationSpec& spec, std::uint32
                                                         : static_cast<std::int64_t>(uniform(key(spec.seed, kTraceOffset, r + 1)) *
                                                                                     static_cast<double>(period)));
   }
+  for (const goal::RankId r : spec.nominal_ranks) {
+    check_rank(r, "a nominal rank");
+    factor_[r] = 1.0;
+  }
   for (const Stall& s : spec.stalls) {
     check_rank(s.rank, "a stall");
     stalls_[s.rank].push_back({s.at, s.duration});
@@ -141,6 +145,59 @@ ComputeVariation::ComputeVariation(const ComputeVariationSpec& spec, std::uint32
       if (v[i].start < v[i - 1].start + v[i - 1].duration)
         throw std::invalid_argument("two stalls of one rank overlap");
   }
+}
+
+std::vector<VariationPart> variation_parts(const ComputeVariationSpec& spec, const ComputeVariation& v, std::size_t most) {
+  std::vector<VariationPart> parts;
+  // Straggler ranks by their own factor (the spread's draws are one part below, not a rank's).
+  if (!spec.slow_ranks.empty() || spec.random_slow > 0) {
+    ComputeVariationSpec bare = spec;
+    bare.gpu_speed.reset();
+    const ComputeVariation slow(bare, v.num_ranks());
+    std::vector<goal::RankId> ranks;
+    for (goal::RankId r = 0; r < slow.num_ranks(); ++r)
+      if (slow.speed_factor(r) != 1.0) ranks.push_back(r);
+    std::stable_sort(ranks.begin(), ranks.end(),
+                     [&](goal::RankId a, goal::RankId b) { return slow.speed_factor(a) > slow.speed_factor(b); });
+    if (ranks.size() > most) ranks.resize(most);
+    for (const goal::RankId r : ranks) {
+      VariationPart p;
+      std::ostringstream label;
+      label << "rank " << r << " x" << slow.speed_factor(r);
+      p.label = label.str();
+      p.without = spec;
+      p.without.slow_ranks.erase(std::remove_if(p.without.slow_ranks.begin(), p.without.slow_ranks.end(),
+                                                [r](const auto& s) { return s.first == r; }),
+                                 p.without.slow_ranks.end());
+      // A drawn straggler (or a spread on top of a named one) is held at nominal speed.
+      if (spec.random_slow > 0 || spec.gpu_speed) p.without.nominal_ranks.push_back(r);
+      parts.push_back(std::move(p));
+    }
+  }
+  if (spec.gpu_speed) {
+    VariationPart p{"per-GPU speed spread", spec};
+    p.without.gpu_speed.reset();
+    parts.push_back(std::move(p));
+  }
+  if (spec.op_noise) {
+    VariationPart p{"op noise", spec};
+    p.without.op_noise.reset();
+    parts.push_back(std::move(p));
+  }
+  if (spec.noise_trace) {
+    VariationPart p{"noise trace", spec};
+    p.without.noise_trace.reset();
+    parts.push_back(std::move(p));
+  }
+  for (std::size_t i = 0; i < spec.stalls.size(); ++i) {
+    const Stall& s = spec.stalls[i];
+    VariationPart p{"stall of rank " + std::to_string(s.rank) + " at " + format_duration(s.at) + " for " +
+                        format_duration(s.duration),
+                    spec};
+    p.without.stalls.erase(p.without.stalls.begin() + static_cast<std::ptrdiff_t>(i));
+    parts.push_back(std::move(p));
+  }
+  return parts;
 }
 
 SimTime ComputeVariation::past_detours(goal::RankId rank, SimTime start, SimTime work) const {

@@ -119,6 +119,37 @@ TEST(ComputeVariation, GpuSpeedSpreadDrawsOneFactorPerRank) {
   EXPECT_EQ(v.calc_end(4, 0, us(0), us(100)), SimTime::ps(std::llround(1e8 * v.speed_factor(4))));
 }
 
+TEST(ComputeVariation, PartsAreEachCauseAndTheSpecWithoutIt) {
+  ComputeVariationSpec s;
+  s.slow_ranks = {{1, 1.5}, {3, 2.0}};
+  s.op_noise = FactorDistribution{Spread::Normal, 0.1};
+  s.stalls = {{0, us(10), us(5)}};
+  const ComputeVariation v(s, 4);
+  const std::vector<VariationPart> parts = variation_parts(s, v, 8);
+  ASSERT_EQ(parts.size(), 4u);
+  EXPECT_EQ(parts[0].label, "rank 3 x2");  // slowest first
+  EXPECT_EQ(parts[1].label, "rank 1 x1.5");
+  EXPECT_EQ(parts[2].label, "op noise");
+  EXPECT_EQ(parts[3].label, "stall of rank 0 at 10us for 5us");
+  // Without rank 3: rank 1 still slow.
+  const ComputeVariation no3(parts[0].without, 4);
+  EXPECT_DOUBLE_EQ(no3.speed_factor(3), 1.0);
+  EXPECT_DOUBLE_EQ(no3.speed_factor(1), 1.5);
+  EXPECT_FALSE(parts[2].without.op_noise.has_value());
+  EXPECT_TRUE(parts[3].without.stalls.empty());
+  // Drawn stragglers are held at nominal speed one by one; `most` caps them.
+  ComputeVariationSpec r;
+  r.random_slow = 5;
+  r.random_slow_factor = 3;
+  const ComputeVariation rv(r, 16);
+  const std::vector<VariationPart> drawn = variation_parts(r, rv, 2);
+  ASSERT_EQ(drawn.size(), 2u);
+  const ComputeVariation held(drawn[1].without, 16);
+  int slow = 0;
+  for (goal::RankId k = 0; k < 16; ++k) slow += held.speed_factor(k) == 3.0;
+  EXPECT_EQ(slow, 4);
+}
+
 TEST(ComputeVariation, BadSettingsAreErrors) {
   ComputeVariationSpec s;
   s.slow_ranks = {{4, 2.0}};

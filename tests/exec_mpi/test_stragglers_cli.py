@@ -68,6 +68,31 @@ class Stragglers(unittest.TestCase):
         self.assertEqual(a, ring("--op-noise", "lognormal:0.1")["makespan_ps"])
         self.assertNotEqual(a, ring("--op-noise", "lognormal:0.1", "--variation-seed", "2")["makespan_ps"])
 
+    def test_straggler_report_prices_each_cause(self):
+        # m: the message's time, from the nominal run (11 ms + m). With rank 2 at 1.5 and
+        # rank 0 stalled 2 ms at 5 ms: the step is 16.5 ms (rank 2); without rank 2's slowness it
+        # is 13 ms + m (the stall delays rank 0's message, so rank 1 ends 2 ms late), without
+        # the stall still 16.5 ms.
+        m = ring()["makespan_ps"] - 11 * MS
+        for ranks in (0, 2):
+            j = ring("--slow-gpu", "2:1.5", "--stall", "0:5ms:2ms", "--straggler-report", ranks=ranks)
+            slow, stall = j["stragglers"]
+            self.assertEqual(slow["source"], "rank 2 x1.5")
+            self.assertEqual(slow["step_delay_ps"], 3_500_000_000 - m)
+            # Rank 2 ends at 16.5 ms instead of 11 ms + m; rank 3, 1 ms after rank 2's message,
+            # at 16 ms + m instead of 11 ms + m.
+            self.assertEqual(slow["most_delayed"], [{"rank": 2, "delay_ps": 5_500_000_000 - m},
+                                                    {"rank": 3, "delay_ps": 5 * MS}])
+            self.assertEqual(stall["source"], "stall of rank 0 at 5ms for 2ms")
+            self.assertEqual(stall["step_delay_ps"], 0)
+            # Rank 1 waits for rank 0's late message: 13 ms + m instead of 11 ms + m; rank 0
+            # itself ends its last calc at 13 ms instead of 11 ms + m.
+            self.assertEqual(stall["most_delayed"], [{"rank": 1, "delay_ps": 2 * MS},
+                                                     {"rank": 0, "delay_ps": 2 * MS - m}])
+        r = collsim("workload", "gpt3_1.3b", "--slow-gpu", "1:2", "--straggler-report")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("is for run", r.stderr)
+
     def test_loggops_sees_the_same_straggler(self):
         nominal = ring("--network", "loggops")["makespan_ps"]
         slow = ring("--network", "loggops", "--slow-gpu", "2:1.5")["makespan_ps"]

@@ -57,11 +57,23 @@ struct ComputeVariationSpec {
   bool noise_cosched = false;                               // every rank from the same offset
   std::vector<Stall> stalls;
   std::uint64_t seed = 1;
+  // Ranks kept at nominal speed whatever the above say (to measure what one straggler costs).
+  std::vector<goal::RankId> nominal_ranks;
 
   bool any() const {
     return !slow_ranks.empty() || random_slow > 0 || gpu_speed || op_noise || noise_trace || !stalls.empty();
   }
 };
+
+// One cause of uneven compute and the spec without it: each straggler rank (named or drawn),
+// the per-GPU spread, the op noise, the noise trace, each stall.
+struct VariationPart {
+  std::string label;  // "rank 3 x1.5", "stall of rank 0 at 5ms for 2ms", "op noise", ...
+  ComputeVariationSpec without;
+};
+class ComputeVariation;
+// The parts of `spec` on `v` (built from it), at most `most` straggler ranks (the slowest).
+std::vector<VariationPart> variation_parts(const ComputeVariationSpec& spec, const ComputeVariation& v, std::size_t most);
 
 class ComputeVariation {
  public:
