@@ -123,8 +123,8 @@ void run_jobs(JobsOptions& o) {
     complete = together->result.complete;
     const std::vector<jobs::SharedLink> shared =
         o.sim.has_fabric() ? jobs::shared_links(alone_bytes, o.top_links) : std::vector<jobs::SharedLink>{};
-    if (o.sim.json) {
-      nlohmann::json j = run_summary_json(o.sim, t, merged.schedule, "jobs " + o.file, *together);
+    nlohmann::json j = run_summary_json(o.sim, t, merged.schedule, "jobs " + o.file, *together);
+    {
       nlohmann::json list = nlohmann::json::array();
       for (std::size_t k = 0; k < specs.size(); ++k) {
         const JobResult& r = results[k];
@@ -141,6 +141,17 @@ void run_jobs(JobsOptions& o) {
       for (const jobs::SharedLink& l : shared)
         links.push_back({{"link", link_name(t, l.slot)}, {"bytes", l.total}, {"bytes_by_job", l.bytes_by_job}});
       j["shared_links"] = links;
+    }
+    // The record's spans: each job's part on each of its ranks (after its start's wait).
+    ScheduleAnnotations annotations;
+    for (std::size_t k = 0; k < specs.size(); ++k) {
+      annotations.span_names.push_back(specs[k].name);
+      const goal::LocalOp first = specs[k].start > SimTime::zero() ? 1 : 0;
+      for (goal::RankId r = merged.first_rank[k]; r < merged.first_rank[k + 1]; ++r)
+        annotations.spans.push_back({r, static_cast<std::uint32_t>(k), first, merged.schedule.rank(r).num_ops()});
+    }
+    write_run_files(o.sim, t, merged.schedule, *together, j, annotations);
+    if (o.sim.json) {
       std::cout << j.dump(2) << std::endl;
     } else {
       print_run_human(o.sim, t, merged.schedule, "jobs " + o.file, *together);

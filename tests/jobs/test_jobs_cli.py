@@ -84,6 +84,19 @@ jobs:
             self.assertTrue(all(b > 0 for b in l["bytes_by_job"]))
             self.assertIn(" -> ", l["link"])
 
+    def test_the_hdf5_record_has_a_span_per_job_and_rank(self):
+        h5 = os.path.join(self.dir.name, "jobs.h5")
+        r = collsim("jobs", self.write(self.INTERLEAVED), "--hdf5", h5, "--quiet")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        page = os.path.join(self.dir.name, "jobs.html")
+        r = collsim("report", h5, "-o", page)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(page) as f:
+            html = f.read()
+        # The report's collective timeline names each job's spans.
+        self.assertIn("ring", html)
+        self.assertIn("a2a", html)
+
     def test_loggops_has_no_contention(self):
         # The message-level model has no links: every job ends as it does alone.
         j = self.run_jobs(self.INTERLEAVED, "--network", "loggops")
