@@ -36,11 +36,15 @@ struct JobResult {
   bool complete = true;
 };
 
-// A schedule file named relative to the jobs file, if it is there.
+// Schedule and trace files named relative to the jobs file, if they are there.
 jobs::JobSpec relative_to(jobs::JobSpec job, const std::string& jobs_file) {
-  if (job.kind != jobs::JobKind::Schedule || std::filesystem::path(job.file).is_absolute()) return job;
-  const auto beside = std::filesystem::path(jobs_file).parent_path() / job.file;
-  if (std::filesystem::exists(beside)) job.file = beside.string();
+  auto beside = [&](std::string& path) {
+    if (path.empty() || std::filesystem::path(path).is_absolute()) return;
+    const auto there = std::filesystem::path(jobs_file).parent_path() / path;
+    if (std::filesystem::exists(there)) path = there.string();
+  };
+  if (job.kind == jobs::JobKind::Schedule) beside(job.file);
+  for (std::string& trace : job.traces) beside(trace);
   return job;
 }
 

@@ -7,6 +7,8 @@
 #include "collsim/config/preset_file.hpp"
 #include "collsim/goal/schedule_builder.hpp"
 #include "collsim/goal/schedule_file.hpp"
+#include "collsim/traces/replay_lowering.hpp"
+#include "collsim/traces/trace_format.hpp"
 #include "collsim/common/units.hpp"
 #include "collsim/workload/parallel_layout.hpp"
 #include "collsim/workload/step_lowering.hpp"
@@ -71,6 +73,7 @@ std::uint32_t ranks_needed(const JobSpec& job, const std::string& workload_dir) 
   switch (job.kind) {
     case JobKind::Workload: return workload::load_workload(workload_path(job, workload_dir)).world();
     case JobKind::Schedule: return goal::load_schedule(job.file).num_ranks();
+    case JobKind::Trace: return traces::read_traces(job.traces).num_ranks;
     case JobKind::Collective: return 0;
   }
   return 0;
@@ -98,6 +101,14 @@ LoadedJob load_job(const JobSpec& job, const std::string& workload_dir, const to
                                         " of different servers (give it whole nodes, or a packed policy)");
       out.schedule = workload::lower_step(w, lowering).schedule;
       out.description = w.name + " (" + std::to_string(w.world()) + " GPUs, one step)";
+      break;
+    }
+    case JobKind::Trace: {
+      const traces::ReplayProgram program = traces::read_traces(job.traces);
+      collectives::CollectiveSpec shape;
+      shape.ranks_per_node = consecutive_on_a_server(t, hosts);
+      out.schedule = traces::lower_replay(program, shape).schedule;
+      out.description = program.description;
       break;
     }
     case JobKind::Collective: {

@@ -11,7 +11,8 @@ namespace collsim::jobs {
 namespace {
 
 constexpr std::array<std::string_view, 2> kTopKeys = {"topology", "jobs"};
-constexpr std::array<std::string_view, 6> kJobKeys = {"name", "workload", "schedule", "collective", "gpus", "start"};
+constexpr std::array<std::string_view, 7> kJobKeys = {"name",       "workload", "schedule", "trace",
+                                                     "collective", "gpus",     "start"};
 constexpr std::array<std::string_view, 5> kCollectiveKeys = {"coll", "bytes", "algo", "channels", "repeat"};
 constexpr std::array<std::string_view, 4> kGpuKeys = {"nodes", "policy", "count", "seed"};
 
@@ -111,12 +112,25 @@ JobsFile load_jobs_file(const std::string& path) {
       j.file = config::scalar(r, *f, "a GOAL file");
       ++kinds;
     }
+    if (const config::Field* f = m.find("trace")) {
+      j.kind = JobKind::Trace;
+      if (f->value.IsSequence()) {
+        for (const YAML::Node& p : f->value) {
+          if (!p.IsScalar()) r.fail(p, "a trace file must be a path, not " + config::describe(p));
+          j.traces.push_back(p.Scalar());
+        }
+      } else {
+        j.traces.push_back(config::scalar(r, *f, "a trace file or a list of them"));
+      }
+      if (j.traces.empty()) r.fail(f->value, "'trace' names no file");
+      ++kinds;
+    }
     if (const config::Field* f = m.find("collective")) {
       j.kind = JobKind::Collective;
       j.collective = read_collective(r, f->value);
       ++kinds;
     }
-    if (kinds != 1) r.fail(n, "job '" + j.name + "' must name exactly one of workload, schedule and collective");
+    if (kinds != 1) r.fail(n, "job '" + j.name + "' must name exactly one of workload, schedule, trace and collective");
     if (const config::Field* f = m.find("gpus")) j.gpus = read_gpus(r, f->value);
     if (const config::Field* f = m.find("start")) j.start = config::read_duration(r, *f);
     if (j.kind == JobKind::Collective && j.gpus.policy != GpuPolicy::List && j.gpus.policy != GpuPolicy::Nodes &&

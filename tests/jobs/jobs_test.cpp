@@ -31,9 +31,12 @@ jobs:
     start: 2ms
   - collective: {coll: alltoall, bytes: 1MiB, algo: pairwise, channels: 2, repeat: 3}
     gpus: {policy: random, count: 8, seed: 5}
+  - trace: [a.et, b.et]
 )"));
   EXPECT_EQ(f.topology, "fat_tree_k8");
-  ASSERT_EQ(f.jobs.size(), 3u);
+  ASSERT_EQ(f.jobs.size(), 4u);
+  EXPECT_EQ(f.jobs[3].kind, JobKind::Trace);
+  EXPECT_EQ(f.jobs[3].traces, (std::vector<std::string>{"a.et", "b.et"}));
   EXPECT_EQ(f.jobs[0].name, "train");
   EXPECT_EQ(f.jobs[0].kind, JobKind::Workload);
   EXPECT_EQ(f.jobs[0].gpus.policy, GpuPolicy::Nodes);

@@ -11,6 +11,7 @@ import unittest
 
 COLLSIM = os.environ["COLLSIM"]
 MPIEXEC = os.environ.get("MPIEXEC", "mpirun")
+ROOT = os.environ["COLLSIM_SOURCE_DIR"]
 ENV = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
 
 
@@ -118,6 +119,23 @@ jobs:
         self.assertEqual(len(resnet["gpus"]), 64)
         self.assertEqual(len(probe["gpus"]), 16)
         self.assertEqual(resnet["together_ps"], resnet["alone_ps"])
+
+    def test_traces_as_jobs(self):
+        traces = os.path.join(ROOT, "tests", "data", "traces")
+        j = self.run_jobs(f"""topology: leaf_spine_64
+jobs:
+  - name: chakra
+    trace: {traces}/chakra/all_reduce_8npus_1MB
+  - name: nccl
+    trace: [{traces}/nccl/snellius_2x4.log]
+""")
+        chakra, nccl = j["jobs"]
+        self.assertIn("chakra ET", chakra["what"])
+        self.assertIn("NCCL log", nccl["what"])
+        self.assertEqual(chakra["gpus"], list(range(8)))
+        self.assertEqual(nccl["gpus"], list(range(8, 16)))
+        for job in (chakra, nccl):
+            self.assertGreater(job["alone_ps"], 0)
 
     def test_the_same_results_on_two_ranks(self):
         one = self.run_jobs(self.INTERLEAVED)

@@ -6,7 +6,7 @@
 //   topology: dgx_a100_pod          # optional; --topology wins
 //   jobs:
 //     - name: train                 # default job0, job1, ...
-//       workload: gpt3_1.3b         # or schedule: FILE.goal, or collective: {...}
+//       workload: gpt3_1.3b         # or schedule: FILE.goal, trace: [FILES], or collective: {...}
 //       gpus: {nodes: 0-1}          # or [0, 1, 2, 3], or {policy: packed|spread|random, count: 16, seed: 1}
 //       start: 0ms
 //     - collective: {coll: allreduce, bytes: 64MiB, algo: ring, channels: 2, repeat: 10}
@@ -21,7 +21,7 @@
 
 namespace collsim::jobs {
 
-enum class JobKind : std::uint8_t { Workload, Schedule, Collective };
+enum class JobKind : std::uint8_t { Workload, Schedule, Collective, Trace };
 enum class GpuPolicy : std::uint8_t { List, Nodes, Packed, Spread, Random };
 
 struct GpuRequest {
@@ -45,6 +45,7 @@ struct JobSpec {
   std::string name;
   JobKind kind = JobKind::Schedule;
   std::string file;  // Workload: file or preset name; Schedule: the GOAL file
+  std::vector<std::string> traces;  // Trace: Chakra traces or NCCL logs, as `collsim replay` takes them
   CollectiveJob collective;
   GpuRequest gpus;
   SimTime start = SimTime::zero();
