@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "collsim/energy/power_model.hpp"
+#include "collsim/workload/role_timeline.hpp"
 
 namespace collsim::cli {
 
@@ -32,7 +33,24 @@ std::string watts(double w) {
 
 }  // namespace
 
-void add_energy_options(CLI::App& cmd, EnergyOptions& o) {
+std::vector<energy::GpuActivity> activity_from_ops(const goal::Schedule& schedule, const std::vector<exec::OpTime>& times,
+                                                   const std::vector<std::uint32_t>& host_of) {
+  workload::RoleTimelines timelines(schedule.num_ranks());
+  for (const exec::OpTime& t : times) {
+    const bool calc = schedule.rank(t.rank).kind(t.op) == goal::OpKind::Calc;
+    timelines.add(t.rank, calc ? workload::OpRole::Compute : workload::OpRole::TP, t.start_ps, t.end_ps);
+  }
+  std::vector<energy::GpuActivity> out;
+  for (goal::RankId r = 0; r < schedule.num_ranks(); ++r) {
+    const workload::RankActivity a = timelines.activity(r);
+    out.push_back({host_of[r], a.computing, a.communicating});
+  }
+  return out;
+}
+
+void add_energy_options(CLI::App& cmd, EnergyOptions& o, bool gpu_option) {
+  if (gpu_option)
+    cmd.add_option("--energy-gpu", o.gpu, "The GPUs' power preset for --energy (A100, H100, H200, B200)");
   cmd.add_flag("--energy", o.enabled,
                "Report the step's energy and carbon: GPUs by activity, NICs, optics, switches, NVSwitch, servers "
                "(figures: --power-set, --help-params)");
@@ -70,6 +88,10 @@ energy::PowerModel power_model(const EnergyOptions& o, std::string_view device) 
   if (!gpu_given) {
     std::string known;
     for (const std::string& d : energy::gpu_power_presets()) known += (known.empty() ? "" : ", ") + d;
+    if (device.empty())
+      throw CLI::ValidationError("--energy", "which GPUs? give --energy-gpu (" + known +
+                                                 ") or their figures with --power-set gpu_compute_w=..., gpu_comm_w=..., "
+                                                 "gpu_idle_w=...");
     throw CLI::ValidationError("--energy", "no power figures for device '" + std::string(device) +
                                                "' (presets: " + known +
                                                "): give them with --power-set gpu_compute_w=..., gpu_comm_w=..., "

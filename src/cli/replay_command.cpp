@@ -13,6 +13,7 @@
 #include "collsim/traces/replay_lowering.hpp"
 #include "collsim/traces/trace_format.hpp"
 #include "duration_option.hpp"
+#include "energy_output.hpp"
 #include "schedule_simulation.hpp"
 
 namespace collsim::cli {
@@ -37,6 +38,7 @@ struct ReplayOptions {
   std::int64_t launch_ns = -1;
   std::int64_t step_ns = -1;
   SimulationCliOptions sim;
+  EnergyOptions energy;
 };
 
 collectives::CollectiveSpec collective_shape(const ReplayOptions& o) {
@@ -160,6 +162,11 @@ void run_replay_command(const ReplayOptions& o) {
   const traces::TraceOptions topts = trace_options(o);
   SimulationCliOptions sim = o.sim;
   sim.record_op_times = true;  // collective start and end come from their ops' times
+  std::optional<energy::PowerModel> power;
+  if (o.energy.enabled) {
+    if (sim.topology.empty()) throw CLI::ValidationError("--energy", "needs the cluster's topology (--topology)");
+    power = power_model(o.energy, o.energy.gpu);
+  }
 
   ParallelContext parallel;
   bool complete = true;
@@ -178,12 +185,21 @@ void run_replay_command(const ReplayOptions& o) {
     const std::vector<CollectiveTime> times = collective_times(lowered, run->result);
     nlohmann::json j = run_summary_json(sim, t, lowered.schedule, program.description, *run);
     j["collectives"] = collectives_json(lowered, times);
+    std::optional<energy::StepEnergy> used;
+    if (power) {
+      const exec::Placement placement = place(sim, lowered.schedule.num_ranks(), t.num_hosts());
+      used = energy::account_step(t, *power, SimTime::ps(run->result.makespan_ps),
+                                  activity_from_ops(lowered.schedule, run->result.op_times, placement.host_of),
+                                  run->link_bytes);
+      j.update(energy_json(*used, *power, o.energy));
+    }
     write_run_files(sim, t, lowered.schedule, *run, j, annotations_of(lowered));
     if (sim.json) {
       std::cout << j.dump(2) << std::endl;
     } else {
       print_run_human(sim, t, lowered.schedule, program.description, *run);
       print_collectives(lowered, times);
+      if (used) print_energy(*used, *power, o.energy);
     }
     if (!complete) report_incomplete(*run);
   });
@@ -220,6 +236,7 @@ void add_replay_command(CLI::App& app) {
   cmd->add_option("--launch-ns", o->launch_ns, "Start-up latency per channel (default: the protocol's)");
   cmd->add_option("--step-ns", o->step_ns, "Latency before each send (default: the protocol's)");
   o->sim.add_to(*cmd);
+  add_energy_options(*cmd, o->energy, true);
   cmd->callback([o] { run_replay_command(*o); });
 }
 

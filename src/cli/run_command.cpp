@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "collective_options.hpp"
+#include "energy_output.hpp"
 #include "collsim/collectives/generate.hpp"
 #include "collsim/common/units.hpp"
 #include "collsim/goal/schedule_file.hpp"
@@ -19,6 +20,7 @@ struct RunOptions {
   std::string schedule;
   CollectiveCliOptions collective;
   SimulationCliOptions sim;
+  EnergyOptions energy;
 };
 
 struct Loaded {
@@ -48,10 +50,16 @@ ScheduleAnnotations annotations_of(const Loaded& loaded) {
   return a;
 }
 
-void run_run_command(const RunOptions& o) {
+void run_run_command(RunOptions& o) {
   if (o.schedule.empty() == o.collective.collective.empty())
     throw CLI::ValidationError("--schedule/--coll", "give exactly one of --schedule FILE and --coll NAME");
   o.sim.check();
+  std::optional<energy::PowerModel> power;
+  if (o.energy.enabled) {
+    if (o.sim.topology.empty()) throw CLI::ValidationError("--energy", "needs the cluster's topology (--topology)");
+    power = power_model(o.energy, o.energy.gpu);
+  }
+  o.sim.record_op_times |= o.energy.enabled;  // each rank's activity comes from its ops' times
 
   ParallelContext parallel;
   bool complete = true;
@@ -84,12 +92,21 @@ void run_run_command(const RunOptions& o) {
     complete = run->result.complete;
     nlohmann::json j = run_summary_json(o.sim, t, loaded.schedule, loaded.description, *run);
     if (o.sim.compute.straggler_report) j.update(straggler_json(costs));
+    std::optional<energy::StepEnergy> used;
+    if (power) {
+      const exec::Placement placement = place(o.sim, loaded.schedule.num_ranks(), t.num_hosts());
+      used = energy::account_step(t, *power, SimTime::ps(run->result.makespan_ps),
+                                  activity_from_ops(loaded.schedule, run->result.op_times, placement.host_of),
+                                  run->link_bytes);
+      j.update(energy_json(*used, *power, o.energy));
+    }
     write_run_files(o.sim, t, loaded.schedule, *run, j, annotations_of(loaded));
     if (o.sim.json) {
       std::cout << j.dump(2) << std::endl;
     } else {
       print_run_human(o.sim, t, loaded.schedule, loaded.description, *run);
       std::cout << straggler_lines(costs);
+      if (used) print_energy(*used, *power, o.energy);
     }
     if (!complete) report_incomplete(*run);
   });
@@ -106,6 +123,7 @@ void add_run_command(CLI::App& app) {
   o->collective.add_to(*cmd, "--coll");
   o->sim.reports_stragglers = true;
   o->sim.add_to(*cmd);
+  add_energy_options(*cmd, o->energy, true);
   cmd->callback([o] { run_run_command(*o); });
 }
 

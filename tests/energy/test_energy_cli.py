@@ -76,6 +76,24 @@ class Energy(unittest.TestCase):
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("expected name=value", r.stderr)
 
+    def test_a_goal_schedule_with_the_gpus_named(self):
+        # tests/data/exec/compute_then_ring.goal: 4 ranks compute 10 ms and 1 ms each; at
+        # 100 W while computing and nothing otherwise, 4 x 100 W x 11 ms = 4.4 J.
+        ring = os.path.join(os.environ["COLLSIM_SOURCE_DIR"], "tests", "data", "exec", "compute_then_ring.goal")
+        r = collsim("run", "--schedule", ring, "--topology", "fat_tree_k8", "--energy", *ZERO, "--power-set",
+                    "gpu_compute_w=100", "--json", "--quiet")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        e = json.loads(r.stdout)["energy"]
+        self.assertAlmostEqual(e["gpu_compute_j"], 4.4, places=12)
+        self.assertEqual(e["counted"]["gpus"], 4)
+        r = collsim("run", "--schedule", ring, "--topology", "fat_tree_k8", "--energy")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("give --energy-gpu", r.stderr)
+        r = collsim("run", "--schedule", ring, "--topology", "fat_tree_k8", "--energy", "--energy-gpu", "H100",
+                    "--json", "--quiet")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(json.loads(r.stdout)["energy"]["power"]["gpu_compute_w"], 700)
+
     def test_the_same_energy_on_one_and_two_ranks(self):
         _, one = energy_of()
         _, two = energy_of(ranks=2)
