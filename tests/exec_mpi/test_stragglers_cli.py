@@ -44,6 +44,25 @@ class Stragglers(unittest.TestCase):
         self.assertEqual(slow["compute_variation"]["slowest"], [{"rank": 2, "factor": 1.5}])
         self.assertEqual(slow["compute_variation"]["ranks_off_nominal"], 1)
 
+    def test_a_slow_stage_in_a_1f1b_pipeline(self):
+        # tests/data/exec/two_stage_1f1b.goal: two stages, two micro-batches, forward 1 ms,
+        # backward 2 ms, a message m between stages. Nominal: stage 1 runs F0 [1+m, 2+m], B0 to
+        # 4+m, F1 to 5+m, B1 to 7+m; stage 0 gets the last gradient at 7+2m and ends B1 at 9 ms + 2m.
+        def pipeline(*extra):
+            r = collsim("run", "--schedule", os.path.join(ROOT, "tests", "data", "exec", "two_stage_1f1b.goal"),
+                        "--topology", "fat_tree_k8", "--json", "--quiet", *extra)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            return json.loads(r.stdout)["makespan_ps"]
+        two_m = pipeline() - 9 * MS
+        self.assertGreater(two_m, 0)
+        self.assertLess(two_m, MS // 100)
+        # Stage 1 twice as slow: F0 to 3+m, B0 to 7+m, F1 to 9+m, B1 to 13+m; stage 0's B1
+        # ends at 15 ms + 2m.
+        self.assertEqual(pipeline("--slow-gpu", "1:2"), 15 * MS + two_m)
+        # Stage 0 twice as slow: F0, F1 end at 2 and 4 ms; stage 1's gradients come at 5+2m and
+        # 8+2m; B0 runs [5+2m, 9+2m], B1 [9+2m, 13+2m].
+        self.assertEqual(pipeline("--slow-gpu", "0:2"), 13 * MS + two_m)
+
     def test_a_stall_delays_the_calc_it_meets(self):
         nominal = ring()
         stalled = ring("--stall", "0:5ms:2ms")
