@@ -19,16 +19,17 @@ double busbw_factor(collectives::Collective c, std::uint32_t n) {
   return 1.0;
 }
 
-double algbw_gbps(std::uint64_t bytes, double time_us) {
-  return time_us > 0 ? static_cast<double>(bytes) / time_us / 1e3 : 0.0;
+// Bytes per microsecond over 1e3 is GB/s.
+double algbw_gbps(std::uint64_t bytes, Duration time) {
+  return time > Duration::zero() ? static_cast<double>(bytes) / time.microseconds() / 1e3 : 0.0;
 }
 
-double busbw_gbps(collectives::Collective c, std::uint32_t n, std::uint64_t bytes, double time_us) {
-  return algbw_gbps(bytes, time_us) * busbw_factor(c, n);
+double busbw_gbps(collectives::Collective c, std::uint32_t n, std::uint64_t bytes, Duration time) {
+  return algbw_gbps(bytes, time) * busbw_factor(c, n);
 }
 
-double time_us_from_busbw(collectives::Collective c, std::uint32_t n, std::uint64_t bytes, double busbw) {
-  return busbw > 0 ? static_cast<double>(bytes) * busbw_factor(c, n) / busbw / 1e3 : 0.0;
+Duration time_from_busbw(collectives::Collective c, std::uint32_t n, std::uint64_t bytes, double busbw) {
+  return Duration::us(busbw > 0 ? static_cast<double>(bytes) * busbw_factor(c, n) / busbw / 1e3 : 0.0);
 }
 
 std::optional<std::uint32_t> ranks_from_ratio(collectives::Collective c, double ratio) {

@@ -3,18 +3,27 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 namespace collsim::validation {
 
-double median(std::vector<double> v, double if_empty) {
+namespace {
+
+template <class T>
+T median_of(std::vector<T> v, T if_empty) {
   if (v.empty()) return if_empty;
   std::sort(v.begin(), v.end());
   const std::size_t m = v.size() / 2;
   return v.size() % 2 == 1 ? v[m] : 0.5 * (v[m - 1] + v[m]);
 }
 
-double busbw_error(double measured_us, double simulated_us) {
-  return simulated_us > 0 ? measured_us / simulated_us - 1.0 : 0.0;
+}  // namespace
+
+double median(std::vector<double> v, double if_empty) { return median_of(std::move(v), if_empty); }
+Duration median(std::vector<Duration> v) { return median_of(std::move(v), Duration::zero()); }
+
+double busbw_error(Duration measured, Duration simulated) {
+  return simulated > Duration::zero() ? measured / simulated - 1.0 : 0.0;
 }
 
 ErrorSummary summarize(const std::vector<SizeComparison>& sizes) {

@@ -4,10 +4,10 @@
 
 namespace collsim::validation {
 
-double nccl_tests_iteration_us(double collective_us, std::uint32_t gpus_per_thread, double issue_us_per_gpu) {
+Duration nccl_tests_iteration(Duration collective, std::uint32_t gpus_per_thread, Duration issue_per_gpu) {
   // One GPU per thread: the CPU enqueues the next iteration while the GPU runs this one.
-  if (gpus_per_thread <= 1) return collective_us;
-  return std::max(collective_us, gpus_per_thread * std::max(0.0, issue_us_per_gpu));
+  if (gpus_per_thread <= 1) return collective;
+  return std::max(collective, gpus_per_thread * std::max(Duration::zero(), issue_per_gpu));
 }
 
 }  // namespace collsim::validation

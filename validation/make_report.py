@@ -147,7 +147,7 @@ DISCUSSION = """## What the errors say
   04), run as collectives' registered `nvls_tree`: NVLS inside each node plus an exchange of the
   node sums between the two NVLS engines; simulated busbw passes the NIC line rate as measured.
 - **EFA** has its own message latency: the EFA presets add 14.5 us per network crossing
-  (`kEfaMessageLatencyUs`, fitted by hand on the sizes < 64 KiB of log 04, so 04 is a training
+  (`kEfaMessageLatency`, fitted by hand on the sizes < 64 KiB of log 04, so 04 is a training
   log). Log 03 (p4de, EFA v1) stays ~2x slower than that per message and misses both targets.
 - **EFA v1 runs Simple only across nodes.** aws-ofi-nccl sets NCCL_PROTO=simple on p4d/p4de,
   as EFA v1 may deliver a message's bytes out of order and LL/LL128 read flags stored next to
@@ -550,7 +550,7 @@ def main():
 
 # Logs a preset's built-in number was fitted on (not by `collsim calibrate`): training too.
 PRESET_FITS = {
-    "04": "EFA message latency (kEfaMessageLatencyUs in validation/system_presets.cpp), sizes < 64 KiB",
+    "04": "EFA message latency (kEfaMessageLatency in validation/system_presets.cpp), sizes < 64 KiB",
 }
 
 

@@ -337,7 +337,7 @@ class Parser {
     m.time_text = std::string(tok[at]);
     m.algbw_text = std::string(tok[at + 1]);
     m.busbw_text = std::string(tok[at + 2]);
-    m.time_us = to_double(tok[at], "time");
+    m.time = Duration::us(to_double(tok[at], "time"));
     m.algbw = to_double(tok[at + 1], "algbw");
     m.busbw = to_double(tok[at + 2], "busbw");
     if (n < 4) {

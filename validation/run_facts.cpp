@@ -71,8 +71,8 @@ std::optional<std::uint32_t> ranks_from_rows(const TestRun& run, collectives::Co
   int k = 0;
   for (const ResultRow& r : run.rows)
     for (const auto* m : {&r.out_of_place, &r.in_place}) {
-      if (!*m || (*m)->derived || (*m)->busbw < 10.0 || (*m)->time_us <= 0) continue;
-      const double ratio = (*m)->busbw / algbw_gbps(r.size, (*m)->time_us);
+      if (!*m || (*m)->derived || (*m)->busbw < 10.0 || (*m)->time <= Duration::zero()) continue;
+      const double ratio = (*m)->busbw / algbw_gbps(r.size, (*m)->time);
       sum += ratio;
       sum_sq += ratio * ratio;
       ++k;
@@ -214,10 +214,10 @@ std::vector<Finding> check_consistency(const TestRun& run, collectives::Collecti
       if (x.derived) continue;
       if (x.wrong && *x.wrong > 0 && run.format == LogFormat::Modern)
         out.push_back({r.line, std::string(half) + ": " + fmt(*x.wrong) + " wrong element(s)"});
-      if (x.time_us <= 0) continue;
-      const double alg = algbw_gbps(r.size, x.time_us);
+      if (x.time <= Duration::zero()) continue;
+      const double alg = algbw_gbps(r.size, x.time);
       // The time is rounded too: its half unit moves algbw by alg * dt / t.
-      const double from_time = alg * half_ulp(x.time_text) / x.time_us;
+      const double from_time = alg * half_ulp(x.time_text) / x.time.microseconds();
       const double tol_alg = half_ulp(x.algbw_text) + from_time + 1e-9;
       if (std::fabs(alg - x.algbw) > tol_alg)
         out.push_back({r.line, std::string(half) + " algbw " + x.algbw_text + " but size/time = " + fmt(alg)});
@@ -246,8 +246,8 @@ void derive_summary_times(TestRun& run, collectives::Collective c, std::uint32_t
   for (ResultRow& r : run.rows) {
     for (auto* m : {&r.out_of_place, &r.in_place}) {
       if (!*m || !(*m)->derived) continue;
-      (*m)->time_us = time_us_from_busbw(c, n, r.size, (*m)->busbw);
-      (*m)->algbw = algbw_gbps(r.size, (*m)->time_us);
+      (*m)->time = time_from_busbw(c, n, r.size, (*m)->busbw);
+      (*m)->algbw = algbw_gbps(r.size, (*m)->time);
     }
   }
 }

@@ -61,17 +61,17 @@ RunValidation validate_run(const TestRun& log_run, std::size_t run_index, const 
   // The rails' aggregations are hosts after the GPUs, where CollNet's helper ranks run.
   scaling.sharp_engines = request.asks_collnet();
   scaling.nvls_engine = (nvls_possible(setup) || request.asks_nvls()) && !scaling.sharp_engines;
-  scaling.net_latency_ns = request.parameters.net_latency_us * 1000;
+  scaling.net_latency = request.parameters.net_latency;
   scaling.nvls = request.parameters.nvls_efficiency > 0 ? request.parameters.nvls_efficiency
                                                          : nccl_nvls_efficiency(setup.preset.arch);
   // One network per hop latency and NIC rate that a size's protocol asks for (Lowered).
-  std::map<std::tuple<std::int64_t, double, double>, topo::Topology> topologies;
+  std::map<std::tuple<SimTime, double, double>, topo::Topology> topologies;
   const auto topology_for = [&](const Lowered& lowered) -> const topo::Topology& {
-    const auto key = std::make_tuple(lowered.hop_latency_ns, lowered.nic_factor, lowered.tree_share);
+    const auto key = std::make_tuple(lowered.hop_latency, lowered.nic_factor, lowered.tree_share);
     auto it = topologies.find(key);
     if (it == topologies.end()) {
       LinkScaling for_size = scaling;
-      for_size.hop_latency_ns = static_cast<double>(lowered.hop_latency_ns);
+      for_size.hop_latency = lowered.hop_latency;
       for_size.nic *= lowered.nic_factor * lowered.tree_share;
       for_size.gpu_link *= lowered.tree_share;
       it = topologies
@@ -89,11 +89,11 @@ RunValidation validate_run(const TestRun& log_run, std::size_t run_index, const 
     run.rows = std::move(kept);
   }
   struct Simulated {
-    double us = 0;
+    Duration time = Duration::zero();
     std::uint64_t events = 0;
     double wall_s = 0;
     std::string description;
-    double wire_floor_us = 0;
+    Duration wire_floor = Duration::zero();
   };
   std::map<std::pair<std::uint64_t, std::string>, std::optional<Simulated>> cache;
   auto simulate_at = [&](std::uint64_t bytes, const Choice& choice) -> std::optional<Simulated> {
@@ -110,14 +110,14 @@ RunValidation validate_run(const TestRun& log_run, std::size_t run_index, const 
         throw std::runtime_error("the simulation of " + std::to_string(bytes) + " B did not complete (" +
                                  std::to_string(sim->ops_completed) + " of " + std::to_string(sim->ops_total) +
                                  " ops" + sim->why_incomplete + ")");
-      result = Simulated{static_cast<double>(sim->makespan_ps) / 1e6, sim->events,
+      result = Simulated{to_duration(sim->makespan), sim->events,
                          std::chrono::duration<double>(std::chrono::steady_clock::now() - ts).count(),
-                         lowered.description(), wire_floor_us(lowered.schedule, topology, lowered.mtu)};
+                         lowered.description(), wire_floor(lowered.schedule, topology, lowered.mtu)};
       if (const std::optional<SubRing>& sub = lowered.sub_ring) {
         // The launch once, every round of the large ring; its bytes per link scale alike.
-        const double launch_us = static_cast<double>(lowered.plan.launch.picoseconds()) / 1e6;
-        result->us = launch_us + std::max(0.0, result->us - launch_us) * sub->scale();
-        result->wire_floor_us *= sub->scale();
+        const Duration launch = to_duration(lowered.plan.launch);
+        result->time = launch + std::max(Duration::zero(), result->time - launch) * sub->scale();
+        result->wire_floor = result->wire_floor * sub->scale();
         result->description += sub->describe(setup.nodes);
       }
     }
@@ -125,7 +125,7 @@ RunValidation validate_run(const TestRun& log_run, std::size_t run_index, const 
     if (progress) progress(0, sim ? sim->events : 0);
     return result;
   };
-  const double host_issue_us = host_issue_us_per_gpu(request.parameters.host_issue_us);
+  const Duration host_issue = host_issue_per_gpu(request.parameters.host_issue);
   // Progress counts rows of the log, compared or skipped.
   struct RowDone {
     const ValidationProgress& progress;
@@ -141,7 +141,7 @@ RunValidation validate_run(const TestRun& log_run, std::size_t run_index, const 
       out.skipped.push_back(size + ": no " + std::string(setup.in_place ? "in-place" : "out-of-place") + " value");
       continue;
     }
-    if (row.size == 0 || m->time_us <= 0) {
+    if (row.size == 0 || m->time <= Duration::zero()) {
       out.skipped.push_back(size + ": no bandwidth to compare");
       continue;
     }
@@ -152,27 +152,27 @@ RunValidation validate_run(const TestRun& log_run, std::size_t run_index, const 
     if (row.size <= cap) {
       const std::optional<Simulated> sim = simulate_at(row.size, choice);
       if (!sim) continue;
-      c.simulated_us = sim->us;
+      c.simulated = sim->time;
       c.algorithm = sim->description;
       c.wall_s = sim->wall_s;
       c.events = sim->events;
     } else {
       // Too many packets: the same algorithm at cap/2 and cap, and the line through them
       // (sizes this large are bandwidth-bound, where time is linear in size), but no byte
-      // added faster than the busiest link carries it (wire_floor_us).
+      // added faster than the busiest link carries it (wire_floor). Slopes are times per byte.
       const std::optional<Simulated> a = simulate_at(cap / 2, choice), b = simulate_at(cap, choice);
       if (!a || !b) continue;
-      const double measured_slope = (b->us - a->us) / static_cast<double>(cap / 2);
-      const double floor_slope = b->wire_floor_us / static_cast<double>(cap);
-      c.simulated_us = b->us + static_cast<double>(row.size - cap) * std::max(measured_slope, floor_slope);
+      const Duration measured_slope = (b->time - a->time) / static_cast<double>(cap / 2);
+      const Duration floor_slope = b->wire_floor / static_cast<double>(cap);
+      c.simulated = b->time + static_cast<double>(row.size - cap) * std::max(measured_slope, floor_slope);
       c.algorithm = b->description + ", extrapolated from " + format_byte_size(cap / 2) + " and " + format_byte_size(cap);
       if (floor_slope > measured_slope) c.algorithm += " at the busiest link's rate";
       // A line is only as good as the time is linear there: the slope below cap/2 should be
       // the same. When it is not (each step's latency still grows with the size, or latency
       // still hides the bytes), the output says so, and --max-packets can move the line up.
       if (const std::optional<Simulated> q = simulate_at(cap / 4, choice)) {
-        const double lower_slope = (a->us - q->us) / static_cast<double>(cap / 4);
-        const double change = lower_slope > 0 ? measured_slope / lower_slope - 1 : 1.0;
+        const Duration lower_slope = (a->time - q->time) / static_cast<double>(cap / 4);
+        const double change = lower_slope > Duration::zero() ? measured_slope / lower_slope - 1 : 1.0;
         if (std::fabs(change) > 0.2)
           c.algorithm += " (not yet linear: the slope changed by " + std::to_string(std::lround(100 * change)) +
                          "% from the halves below; raise --max-packets)";
@@ -181,13 +181,13 @@ RunValidation validate_run(const TestRun& log_run, std::size_t run_index, const 
     c.path = choice.path;
     c.nvls = choice.nvls;
     c.protocol = choice.protocol;
-    c.collective_us = c.simulated_us;
-    c.simulated_us = nccl_tests_iteration_us(c.simulated_us, setup.gpus_per_thread, host_issue_us);
+    c.collective = c.simulated;
+    c.simulated = nccl_tests_iteration(c.simulated, setup.gpus_per_thread, host_issue);
     c.bytes = row.size;
-    c.measured_us = m->time_us;
-    c.measured_busbw = m->derived ? m->busbw : busbw_gbps(setup.collective, setup.ranks, row.size, m->time_us);
-    c.simulated_busbw = busbw_gbps(setup.collective, setup.ranks, row.size, c.simulated_us);
-    c.error = busbw_error(c.measured_us, c.simulated_us);
+    c.measured = m->time;
+    c.measured_busbw = m->derived ? m->busbw : busbw_gbps(setup.collective, setup.ranks, row.size, m->time);
+    c.simulated_busbw = busbw_gbps(setup.collective, setup.ranks, row.size, c.simulated);
+    c.error = busbw_error(c.measured, c.simulated);
     out.sizes.push_back(std::move(c));
   }
   out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

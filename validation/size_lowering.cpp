@@ -33,10 +33,6 @@ const collectives::Algorithm& algorithm_of(const collectives::Plan& plan) {
 
 collectives::ChunkPath path_of(const collectives::Plan& plan) { return algorithm_of(plan).path; }
 
-// Fitted latencies are microseconds; the collectives take them to the nearest nanosecond.
-SimTime whole_ns(double us) { return SimTime::ns(std::llround(us * 1000)); }
-
-
 collectives::CollectiveSpec base_spec(const ValidationSetup& s, const ValidationRequest& r, std::uint64_t bytes) {
   collectives::CollectiveSpec spec;
   spec.collective = s.collective;
@@ -57,8 +53,8 @@ collectives::CollectiveSpec base_spec(const ValidationSetup& s, const Validation
                                           s.gpus_per_node);
   const auto proto = collectives::protocol_from_name(s.protocol);
   spec.protocol = proto ? *proto : collectives::Protocol::Auto;
-  if (r.parameters.launch_us >= 0) spec.launch = whole_ns(r.parameters.launch_us);
-  if (r.parameters.step_us >= 0) spec.step = whole_ns(r.parameters.step_us);
+  if (r.parameters.launch) spec.launch = nearest_ns(*r.parameters.launch);
+  if (r.parameters.step) spec.step = nearest_ns(*r.parameters.step);
   return spec;
 }
 
@@ -92,8 +88,8 @@ bool nvls_chosen(const ValidationSetup& s, const ValidationRequest& r, const col
   if (!nvls_possible(s)) return false;
   if (r.algorithm != "auto" || s.protocol != "auto") return false;
   const std::vector<collectives::TuningCandidate> c = collectives::tuning_candidates(plan);
-  return c.empty() || nvls_model_time_us(s.preset, s.ranks, s.channels, plan.bytes, s.nodes,
-                                                 plan.system.inter_latency_us) < c.front().time_us;
+  return c.empty() || nvls_model_time(s.preset, s.ranks, s.channels, plan.bytes, s.nodes,
+                                      Duration::us(plan.system.inter_latency_us)) < Duration::us(c.front().time_us);
 }
 
 // A GPU hands the chunks it sends to a SHARP aggregation to its NIC at NVLink speed; a real
@@ -186,8 +182,8 @@ Lowered lower(const ValidationSetup& s, const ValidationRequest& r, std::uint64_
   spec.algorithm = choice.algorithm;
   spec.protocol = choice.protocol;
   if (choice.protocol == collectives::Protocol::Simple) {
-    if (r.parameters.simple_launch_us >= 0) spec.launch = whole_ns(r.parameters.simple_launch_us);
-    if (r.parameters.simple_step_us >= 0) spec.step = whole_ns(r.parameters.simple_step_us);
+    if (r.parameters.simple_launch) spec.launch = nearest_ns(*r.parameters.simple_launch);
+    if (r.parameters.simple_step) spec.step = nearest_ns(*r.parameters.simple_step);
   }
   std::optional<SubRing> sub;
   if (choice.path == collectives::ChunkPath::Ring && (sub = sub_ring(s, r))) {
@@ -221,7 +217,7 @@ Lowered lower(const ValidationSetup& s, const ValidationRequest& r, std::uint64_
   //
   // --streaming-hops takes that further, for trees too: a step's latency becomes a hop's, paid
   // once on the way and overlapped with the data behind it rather than spent before every
-  // send; it goes on the GPUs' links (Lowered::hop_latency_ns), the pipeline is cut finer with
+  // send; it goes on the GPUs' links (Lowered::hop_latency), the pipeline is cut finer with
   // as many bytes in flight as NCCL's NCCL_STEPS buffers hold, and a tree's messages between
   // nodes stay NCCL's chunks, each with its step cost, as NCCL's proxy posts a network step
   // once the GPU has written all of it (Plan::steps_per_network_message, network_step).
@@ -232,9 +228,9 @@ Lowered lower(const ValidationSetup& s, const ValidationRequest& r, std::uint64_
   const bool streams = r.streaming_hops && fine_protocol;
   const std::uint64_t finer = std::max<std::uint64_t>(4096, piece);
   const auto steps_of = [&](std::uint64_t c) { return std::max<std::uint64_t>(1, (per_channel_block + c - 1) / c); };
-  std::int64_t hop_latency_ns = 0;
+  SimTime hop_latency;
   if (streams) {
-    hop_latency_ns = plan.step.picoseconds() / 1000;
+    hop_latency = SimTime::ns(plan.step.picoseconds() / 1000);
     spec.step = SimTime::zero();
     spec.network_step = plan.step;
     if (per_channel_block / chunk < pieces && finer < chunk) {
@@ -267,7 +263,7 @@ Lowered lower(const ValidationSetup& s, const ValidationRequest& r, std::uint64_
   const double nic_factor =
       plan.protocol == collectives::Protocol::LL128 && s.nodes > 1 ? r.parameters.ll128_network_efficiency : 1.0;
   const std::uint64_t min_xoff = in_network_window(s, plan);
-  return {std::move(plan), std::move(schedule), mtu, min_xoff, sub, hop_latency_ns, streams, nic_factor,
+  return {std::move(plan), std::move(schedule), mtu, min_xoff, sub, hop_latency, streams, nic_factor,
           choice.tree_share};
 }
 
@@ -285,7 +281,7 @@ std::string Lowered::description() const {
 // Extrapolation uses it as the least time a byte can add: two sizes simulated where latency
 // still dominates (a ring over 128 ranks at 64 and 128 MiB) grow by less than their bytes, and
 // a line through them would run faster than the links.
-double wire_floor_us(const goal::Schedule& schedule, const topo::Topology& topology, std::uint32_t mtu) {
+Duration wire_floor(const goal::Schedule& schedule, const topo::Topology& topology, std::uint32_t mtu) {
   std::vector<std::uint64_t> out(schedule.num_ranks()), in(schedule.num_ranks());
   for (goal::RankId r = 0; r < schedule.num_ranks(); ++r) {
     const goal::RankOps ops = schedule.rank(r);
@@ -295,7 +291,7 @@ double wire_floor_us(const goal::Schedule& schedule, const topo::Topology& topol
       if (ops.peer(i) < in.size()) in[ops.peer(i)] += ops.size(i);
     }
   }
-  double floor_us = 0;
+  Duration floor;
   const double header_share = 1.0 + static_cast<double>(mtu / 64) / mtu;
   for (goal::RankId r = 0; r < schedule.num_ranks() && r < topology.num_hosts(); ++r) {
     const std::vector<topo::Port>& ports = topology.ports(topology.host(r));
@@ -303,9 +299,9 @@ double wire_floor_us(const goal::Schedule& schedule, const topo::Topology& topol
     const double bps = static_cast<double>(topology.link(ports.front().link).bandwidth.bps());
     if (bps <= 0) continue;
     const double bytes = static_cast<double>(std::max(out[r], in[r])) * header_share;
-    floor_us = std::max(floor_us, bytes * 8.0 / bps * 1e6);
+    floor = std::max(floor, Duration::us(bytes * 8.0 / bps * 1e6));
   }
-  return floor_us;
+  return floor;
 }
 
 // Every rank puts about factor * size bytes on its link (NVLS twice that, up and down), in

@@ -84,8 +84,8 @@ void read_transport(const Reader& r, const Map& m, const Field& f, SystemPreset&
                         key + ": " + example + ")");
   };
   if (!m.find("net_message_latency")) {
-    if (!costs.message_latency_us) needs("net_message_latency", "20us");
-    p.net_message_latency_us = *costs.message_latency_us;
+    if (!costs.message_latency) needs("net_message_latency", "20us");
+    p.net_message_latency = *costs.message_latency;
   }
   if (!m.find("net_efficiency")) {
     if (!costs.efficiency) needs("net_efficiency", "0.7");
@@ -126,7 +126,7 @@ SystemPreset read_system_file(const std::string& path) {
   if (const Field* f = m.find("gpus_per_node")) p.gpus_per_node = count_in(r, *f, 1, 1024, "GPUs in one NVLink or PCIe domain");
   if (const Field* f = m.find("intra_node")) p.intra = read_intra_node(r, *f);
   if (const Field* f = m.find("gpu_link")) p.gpu_link_gbytes = gigabytes_per_s(r, *f);
-  if (const Field* f = m.find("gpu_link_latency")) p.gpu_link_latency_ns = nanoseconds(r, *f);
+  if (const Field* f = m.find("gpu_link_latency")) p.gpu_link_latency = config::read_duration(r, *f);
   if (const Field* f = m.find("nvls")) p.nvls = config::read_bool(r, *f);
   if (const Field* f = m.find("nics_per_node")) p.nics_per_node = count_in(r, *f, 1, 1024, "a node reaches others through its NICs");
   if (const Field* f = m.find("nic_gpus")) {
@@ -141,9 +141,9 @@ SystemPreset read_system_file(const std::string& path) {
     if (const std::string problem = affinity_problem(p.nic_gpus, p.gpus_per_node); !problem.empty())
       r.fail(m.find("nic_gpus")->value, "key 'nic_gpus': " + problem);
   if (const Field* f = m.find("nic")) p.nic_gbits = gigabits_per_s(r, *f);
-  if (const Field* f = m.find("nic_latency")) p.nic_latency_ns = nanoseconds(r, *f);
+  if (const Field* f = m.find("nic_latency")) p.nic_latency = config::read_duration(r, *f);
   if (const Field* f = m.find("channels")) p.channels = count_in(r, *f, 1, 64, "NCCL's MAXCHANNELS is 64");
-  if (const Field* f = m.find("net_message_latency")) p.net_message_latency_us = nanoseconds(r, *f) / 1e3;
+  if (const Field* f = m.find("net_message_latency")) p.net_message_latency = Duration::us(nanoseconds(r, *f) / 1e3);
   if (const Field* f = m.find("network_simple_only")) p.network_simple_only = config::read_bool(r, *f);
   if (const Field* f = m.find("transport")) read_transport(r, m, *f, p);
   if (const Field* f = m.find("net_efficiency")) {

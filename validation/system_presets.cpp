@@ -10,21 +10,21 @@ namespace collsim::validation {
 namespace {
 
 SystemPreset preset(std::string name, std::string description, std::string gpu, collectives::GpuArch arch,
-                    std::uint32_t gpus, IntraNode intra, double gpu_gbytes, double gpu_latency_ns, bool nvls,
-                    std::uint32_t nics, double nic_gbits, double nic_latency_ns, std::uint32_t channels) {
-  return {std::move(name), std::move(description), std::move(gpu), arch, gpus, intra, gpu_gbytes, gpu_latency_ns, nvls,
-          nics, nic_gbits, nic_latency_ns, channels};
+                    std::uint32_t gpus, IntraNode intra, double gpu_gbytes, std::int64_t gpu_latency_ns, bool nvls,
+                    std::uint32_t nics, double nic_gbits, std::int64_t nic_latency_ns, std::uint32_t channels) {
+  return {std::move(name), std::move(description), std::move(gpu), arch, gpus, intra, gpu_gbytes,
+          SimTime::ns(gpu_latency_ns), nvls, nics, nic_gbits, SimTime::ns(nic_latency_ns), channels};
 }
 
 // EFA's one-way message latency across the network, fitted by hand on the sizes below 64 KiB
 // of log 04 (2x AWS p5, EFA v2; which makes 04 a training log): with it the simulated 8 B
 // allreduce (2-node tree, LL: one crossing up, one down) takes ~69 us as measured, where the
 // IB-like presets give ~25 us. p4d/p4de (log 03, EFA v1) is validated with the same number.
-constexpr double kEfaMessageLatencyUs = 14.5;
+constexpr Duration kEfaMessageLatency = Duration::us(14.5);
 
 SystemPreset efa(SystemPreset p) {
   p.transport = NetTransport::Efa;
-  p.net_message_latency_us = kEfaMessageLatencyUs;
+  p.net_message_latency = kEfaMessageLatency;
   return p;
 }
 
@@ -135,9 +135,9 @@ TransportCosts transport_costs(NetTransport t) {
   switch (t) {
     case NetTransport::InfiniBand:
     case NetTransport::Roce:
-      return {0.0, 1.0, "RDMA with GPUDirect: no cost beyond the links' that calibration's net_latency_us does not fit"};
+      return {Duration::zero(), 1.0, "RDMA with GPUDirect: no cost beyond the links' that calibration's net_latency_us does not fit"};
     case NetTransport::Efa:
-      return {kEfaMessageLatencyUs, 1.0, "fitted on the small sizes of log 04 (2x AWS p5)"};
+      return {kEfaMessageLatency, 1.0, "fitted on the small sizes of log 04 (2x AWS p5)"};
     case NetTransport::Tcpx:
       return {std::nullopt, 0.75,
               "GCP expects ~150 Gb/s per 200G NIC with GPUDirect-TCPX on A3 High; no per-message latency published"};
@@ -174,7 +174,7 @@ collectives::SystemModel tuning_system(const SystemPreset& p, std::uint32_t node
   s.inter_gbytes_per_s = nodes > 1 ? std::min(s.intra_gbytes_per_s, net / channels) : s.intra_gbytes_per_s;
   // NCCL adds the network's own latency (graph latencyInter, from the net plugin) to every
   // inter-node step of its model.
-  s.inter_latency_us = p.net_message_latency_us;
+  s.inter_latency_us = p.net_message_latency.microseconds();
   return s;
 }
 

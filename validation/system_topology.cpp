@@ -8,7 +8,9 @@ namespace collsim::validation {
 namespace {
 
 Bandwidth gbits(double v) { return Bandwidth::bits_per_second(static_cast<std::int64_t>(std::llround(v * 1e9))); }
+// Link latencies add up in nanoseconds and go to the nearest picosecond.
 SimTime nanoseconds(double v) { return SimTime::ps(static_cast<std::int64_t>(std::llround(v * 1e3))); }
+double in_ns(SimTime t) { return static_cast<double>(t.picoseconds()) / 1e3; }
 
 }  // namespace
 
@@ -20,8 +22,8 @@ topo::Topology make_system_topology(const SystemPreset& p, std::uint32_t nodes, 
     throw std::invalid_argument(p.name + " has " + std::to_string(p.gpus_per_node) + " GPUs per node, not " +
                                 std::to_string(gpn));
   if (!(scaling.gpu_link > 0 && scaling.nic > 0)) throw std::invalid_argument("link efficiencies must be positive");
-  if (!(scaling.net_latency_ns >= 0)) throw std::invalid_argument("the network latency must not be negative");
-  if (!(scaling.hop_latency_ns >= 0)) throw std::invalid_argument("the hop latency must not be negative");
+  if (!(scaling.net_latency >= Duration::zero())) throw std::invalid_argument("the network latency must not be negative");
+  if (!(scaling.hop_latency >= SimTime::zero())) throw std::invalid_argument("the hop latency must not be negative");
   topo::Topology t;
   t.set_name(p.name + "_" + std::to_string(nodes) + "x" + std::to_string(gpn));
   t.set_kind("system_preset");
@@ -57,17 +59,17 @@ topo::Topology make_system_topology(const SystemPreset& p, std::uint32_t nodes, 
   for (std::uint32_t n = 0; n < nodes; ++n)
     for (std::uint32_t g = 0; g < gpn; ++g)
       t.add_link(t.host(n * gpn + g), node_switch[n], gpu_bw,
-                 nanoseconds(p.gpu_link_latency_ns + scaling.hop_latency_ns / 2), medium);
+                 nanoseconds(in_ns(p.gpu_link_latency) + in_ns(scaling.hop_latency) / 2), medium);
   const Bandwidth engine_bw = gbits(p.gpu_link_gbytes * 8.0 * gpn * scaling.nvls);
   for (std::uint32_t n = 0; n < nodes && engines; ++n)
-    t.add_link(t.host(nodes * gpn + n), node_switch[n], engine_bw, nanoseconds(p.gpu_link_latency_ns), medium);
+    t.add_link(t.host(nodes * gpn + n), node_switch[n], engine_bw, p.gpu_link_latency, medium);
   for (std::uint32_t n = 0; n < nodes && !rails.empty(); ++n)
     for (topo::NodeId rail : rails)
       t.add_link(node_switch[n], rail, nic_bw,
-                 nanoseconds(p.nic_latency_ns + (p.net_message_latency_us * 1000 + scaling.net_latency_ns) / 2));
+                 nanoseconds(in_ns(p.nic_latency) +
+                             (p.net_message_latency.nanoseconds() + scaling.net_latency.nanoseconds()) / 2));
   for (std::uint32_t r = 0; r < rails.size() && scaling.sharp_engines; ++r)
-    t.add_link(t.host(nodes * gpn + r), rails[r], gbits(nic_gbits * nodes),
-               nanoseconds(p.nic_latency_ns));
+    t.add_link(t.host(nodes * gpn + r), rails[r], gbits(nic_gbits * nodes), p.nic_latency);
   return t;
 }
 

@@ -129,8 +129,10 @@ void run_calibrate(const CalibrateOptions& o) {
                     "nvls_efficiency %.3f launch_us %.2f (-1: NCCL's) net_latency_us %.2f simple_launch_us %.2f "
                     "simple_step_us %.2f host_issue_us %.2f (-1: %.2f) -> median |error| %.1f%%\n",
                     it, p.gpu_link_efficiency, p.nic_efficiency, p.ll128_network_efficiency, p.nvls_efficiency,
-                    p.launch_us, p.net_latency_us, p.simple_launch_us, p.simple_step_us, p.host_issue_us,
-                    validation::kHostIssueUsPerGpu, 100 * pass.median_abs_error);
+                    validation::microseconds_or_unset(p.launch), p.net_latency.microseconds(),
+                    validation::microseconds_or_unset(p.simple_launch), validation::microseconds_or_unset(p.simple_step),
+                    validation::microseconds_or_unset(p.host_issue), validation::kHostIssuePerGpu.microseconds(),
+                    100 * pass.median_abs_error);
       result.training_error = pass.median_abs_error;
       if (it == o.iterations) break;
       before_last = p;

@@ -24,12 +24,15 @@ std::string percent(double v) {
 
 nlohmann::json or_null(double v) { return v < 0 ? nlohmann::json(nullptr) : nlohmann::json(v); }
 
+// The system files' latencies, in the unit of their keys.
+double nanoseconds(SimTime t) { return static_cast<double>(t.picoseconds()) / 1e3; }
+
 nlohmann::json sizes_json(const validation::RunValidation& v) {
   nlohmann::json a = nlohmann::json::array();
   for (const validation::SizeComparison& s : v.sizes)
     a.push_back({{"bytes", s.bytes},
-                 {"measured_us", s.measured_us},
-                 {"simulated_us", s.simulated_us},
+                 {"measured_us", s.measured.microseconds()},
+                 {"simulated_us", s.simulated.microseconds()},
                  {"measured_busbw", s.measured_busbw},
                  {"simulated_busbw", s.simulated_busbw},
                  {"error", s.error},
@@ -88,7 +91,7 @@ void print_validation_human(const validation::LogFile& log, const validation::Ru
               "simulated as");
   for (const validation::SizeComparison& c : v.sizes)
     std::printf("%14llu %12.2f %12.2f %10.2f %10.2f %+7.1f%%  %s\n", static_cast<unsigned long long>(c.bytes),
-                c.measured_us, c.simulated_us, c.measured_busbw, c.simulated_busbw, 100 * c.error, c.algorithm.c_str());
+                c.measured.microseconds(), c.simulated.microseconds(), c.measured_busbw, c.simulated_busbw, 100 * c.error, c.algorithm.c_str());
   for (const std::string& k : v.skipped) std::printf("skipped     %s\n", k.c_str());
   const validation::ErrorSummary& e = v.summary;
   std::printf("summary     >= 1 MiB: median |error| %s, max %s (%zu sizes); < 1 MiB: median %s, max %s (%zu sizes)\n",
@@ -131,7 +134,7 @@ nlohmann::json validation_json(const validation::LogFile& log, const std::vector
                             {"gpus_per_node", p.gpus_per_node},
                             {"intra_node", std::string(validation::to_string(p.intra))},
                             {"gpu_link_gbytes_per_s", p.gpu_link_gbytes},
-                            {"gpu_link_latency_ns", p.gpu_link_latency_ns},
+                            {"gpu_link_latency_ns", nanoseconds(p.gpu_link_latency)},
                             {"nvls", p.nvls},
                             {"nics_per_node", p.nics_per_node},
                             {"nic_gpus", validation::nic_gpus_of(p)},
@@ -140,9 +143,9 @@ nlohmann::json validation_json(const validation::LogFile& log, const std::vector
                             {"net_efficiency", p.net_efficiency},
                             {"gpus_per_host", p.gpus_per_host},
                             {"nic_gbits_per_s", p.nic_gbits},
-                            {"nic_latency_ns", p.nic_latency_ns},
+                            {"nic_latency_ns", nanoseconds(p.nic_latency)},
                             {"channels", p.channels},
-                            {"net_message_latency_us", p.net_message_latency_us},
+                            {"net_message_latency_us", p.net_message_latency.microseconds()},
                             {"network_simple_only", p.network_simple_only}};
     r["channels"] = s.channels;
     r["gpus_per_thread"] = s.gpus_per_thread;

@@ -135,5 +135,36 @@ TEST(FormatDuration, IsExactForEveryTime) {
     EXPECT_EQ(parsed(format_duration(SimTime::ps(ps))), ps) << format_duration(SimTime::ps(ps));
 }
 
+TEST(Duration, CarriesFractionsOfAMicrosecond) {
+  const Duration launch = Duration::us(8.4);
+  EXPECT_DOUBLE_EQ(launch.microseconds(), 8.4);
+  EXPECT_DOUBLE_EQ(launch.nanoseconds(), 8400);
+  EXPECT_DOUBLE_EQ((launch + Duration::us(1.6)).microseconds(), 10.0);
+  EXPECT_DOUBLE_EQ((2.0 * launch - launch).microseconds(), 8.4);
+  EXPECT_DOUBLE_EQ((launch / 4).microseconds(), 2.1);
+  EXPECT_DOUBLE_EQ(Duration::us(3) / Duration::us(2), 1.5);
+  EXPECT_LT(Duration::zero(), launch);
+  EXPECT_EQ(Duration(), Duration::zero());
+}
+
+TEST(Duration, ComparesAsItsDoubleDoes) {
+  // A NaN is neither above nor below anything, so a check such as !(d >= 0) rejects it.
+  const Duration nan = Duration::us(std::numeric_limits<double>::quiet_NaN());
+  EXPECT_FALSE(nan >= Duration::zero());
+  EXPECT_FALSE(nan <= Duration::zero());
+  const Duration same = nan;
+  EXPECT_FALSE(nan == same);
+}
+
+TEST(Duration, ConvertsToAndFromSimTime) {
+  EXPECT_DOUBLE_EQ(to_duration(SimTime::ps(1'500'000)).microseconds(), 1.5);
+  EXPECT_DOUBLE_EQ(to_duration(SimTime::ps(1)).microseconds(), 1e-6);
+  // Into the simulator to the nearest nanosecond.
+  EXPECT_EQ(nearest_ns(Duration::us(8.4)), SimTime::ns(8'400));
+  EXPECT_EQ(nearest_ns(Duration::us(12.3456)), SimTime::ns(12'346));
+  EXPECT_EQ(nearest_ns(Duration::us(0.0004)), SimTime::zero());
+  EXPECT_EQ(nearest_ns(to_duration(SimTime::us(30))), SimTime::us(30));
+}
+
 }  // namespace
 }  // namespace collsim::pdes

@@ -23,8 +23,8 @@ SizeComparison size(std::uint64_t bytes, double measured_us, double simulated_us
                     collectives::ChunkPath path = collectives::ChunkPath::Ring, collectives::Protocol protocol = collectives::Protocol::Simple) {
   SizeComparison s;
   s.bytes = bytes;
-  s.measured_us = measured_us;
-  s.simulated_us = s.collective_us = simulated_us;
+  s.measured = Duration::us(measured_us);
+  s.simulated = s.collective = Duration::us(simulated_us);
   s.path = path;
   s.protocol = protocol;
   return s;
@@ -49,7 +49,7 @@ TEST(CalibrationFit, EachSizeInformsTheParameterThatLimitsIt) {
   RunValidation threaded = run_on(1, 8);
   threaded.setup.gpus_per_thread = 8;
   SizeComparison held = size(1024, 40, 34);
-  held.collective_us = 12;
+  held.collective = Duration::us(12);
   EXPECT_EQ(informs(threaded, held, p), Informs::HostIssue);
 }
 
@@ -63,9 +63,10 @@ TEST(CalibrationFit, AStepMovesEfficienciesByTheTimeRatioAndLatenciesByTheDiffer
   fit.step({one_node, two_nodes}, p);
   EXPECT_DOUBLE_EQ(p.gpu_link_efficiency, 0.8);   // simulated / measured
   EXPECT_DOUBLE_EQ(p.nic_efficiency, 0.9);
-  EXPECT_DOUBLE_EQ(p.launch_us, 6.6 + 2);         // LL's base latency until fitted, + 2 us
+  ASSERT_TRUE(p.launch);
+  EXPECT_DOUBLE_EQ(p.launch->microseconds(), 6.6 + 2);  // LL's base latency until fitted, + 2 us
   // A 2-node ring allreduce crosses the network 2 x (2 - 1) times: 6 us over 2 crossings.
-  EXPECT_DOUBLE_EQ(p.net_latency_us, 3.0);
+  EXPECT_DOUBLE_EQ(p.net_latency.microseconds(), 3.0);
   EXPECT_DOUBLE_EQ(p.ll128_network_efficiency, 1.0);  // nothing informed it
 }
 
@@ -82,18 +83,19 @@ TEST(CalibrationFit, TheNetworkLatencyTakesTheSecantStepOnceTwoPassesTriedIt) {
   // The residual falls twice as fast as the latency rises: 10 - 2 L. A full step from 0
   // overshoots to 10; the secant through both lands on the root, 5.
   SecantLatency s;
-  EXPECT_DOUBLE_EQ(s.next(0, 10), 10);
-  EXPECT_DOUBLE_EQ(s.next(10, 10 - 2 * 10), 5);
+  EXPECT_DOUBLE_EQ(s.next(Duration::zero(), Duration::us(10)).microseconds(), 10);
+  EXPECT_DOUBLE_EQ(s.next(Duration::us(10), Duration::us(10 - 2 * 10)).microseconds(), 5);
 }
 
 TEST(CalibrationFit, SaysWhatTheLastPassStillMoved) {
   ModelParameters a, b;
   EXPECT_EQ(unsettled(a, b), "");
   b.nic_efficiency = 0.9;
-  b.net_latency_us = 0.05;  // within a tenth of a microsecond
+  b.net_latency = Duration::us(0.05);  // within a tenth of a microsecond
   EXPECT_EQ(unsettled(a, b), "nic_efficiency 1.000 -> 0.900");
   EXPECT_DOUBLE_EQ(median({3, 1, 2, 10}), 2.5);
-  EXPECT_DOUBLE_EQ(median({}), 0.0);
+  EXPECT_DOUBLE_EQ(median(std::vector<double>{}), 0.0);
+  EXPECT_DOUBLE_EQ(median({Duration::us(3), Duration::us(1)}).microseconds(), 2.0);
 }
 
 }  // namespace

@@ -28,9 +28,9 @@ TEST(Formulas, BusbwFactors) {
 
 TEST(Formulas, Log05LastRowByHand) {
   // 8589934592 B in 196284 us: 43.76279 GB/s (printed 43.76), x 15/16 = 41.02761 (printed 41.03).
-  EXPECT_NEAR(algbw_gbps(8589934592, 196284), 43.76279, 1e-5);
-  EXPECT_NEAR(busbw_gbps(Collective::AllToAll, 16, 8589934592, 196284), 41.02761, 1e-5);
-  EXPECT_NEAR(time_us_from_busbw(Collective::AllToAll, 16, 8589934592, 41.02761), 196284, 1);
+  EXPECT_NEAR(algbw_gbps(8589934592, Duration::us(196284)), 43.76279, 1e-5);
+  EXPECT_NEAR(busbw_gbps(Collective::AllToAll, 16, 8589934592, Duration::us(196284)), 41.02761, 1e-5);
+  EXPECT_NEAR(time_from_busbw(Collective::AllToAll, 16, 8589934592, 41.02761).microseconds(), 196284, 1);
 }
 
 TEST(Formulas, RanksFromRatio) {
@@ -60,8 +60,8 @@ SizeComparison at(std::uint64_t bytes, double error) {
 
 TEST(Comparison, ErrorIsTheTimeRatio) {
   // 10% faster in simulation: busbw 1/0.9 - 1 = +11.1% higher.
-  EXPECT_NEAR(busbw_error(100, 90), 1.0 / 0.9 - 1, 1e-12);
-  EXPECT_NEAR(busbw_error(100, 125), -0.2, 1e-12);
+  EXPECT_NEAR(busbw_error(Duration::us(100), Duration::us(90)), 1.0 / 0.9 - 1, 1e-12);
+  EXPECT_NEAR(busbw_error(Duration::us(100), Duration::us(125)), -0.2, 1e-12);
 }
 
 TEST(Comparison, SummarySplitsAtOneMiB) {
@@ -108,12 +108,12 @@ TEST_F(CalibrationFile, RoundTrip) {
   c.trained_on = {"a.log", "b.log"};
   c.parameters.gpu_link_efficiency = 0.8;
   c.parameters.nic_efficiency = 0.9;
-  c.parameters.launch_us = 12.5;
+  c.parameters.launch = Duration::us(12.5);
   c.parameters.nvls_efficiency = 0.6;
-  c.parameters.net_latency_us = 3.5;
-  c.parameters.host_issue_us = 5.0;
-  c.parameters.simple_launch_us = 27.5;
-  c.parameters.simple_step_us = 0.25;
+  c.parameters.net_latency = Duration::us(3.5);
+  c.parameters.host_issue = Duration::us(5.0);
+  c.parameters.simple_launch = Duration::us(27.5);
+  c.parameters.simple_step = Duration::us(0.25);
   c.parameters.ll128_network_efficiency = 0.8;
   write_calibration(path, c);
   const Calibration r = read_calibration(path);
@@ -121,13 +121,13 @@ TEST_F(CalibrationFile, RoundTrip) {
   EXPECT_EQ(r.trained_on, c.trained_on);
   EXPECT_DOUBLE_EQ(r.parameters.gpu_link_efficiency, 0.8);
   EXPECT_DOUBLE_EQ(r.parameters.nic_efficiency, 0.9);
-  EXPECT_DOUBLE_EQ(r.parameters.launch_us, 12.5);
-  EXPECT_DOUBLE_EQ(r.parameters.step_us, -1);
+  EXPECT_EQ(r.parameters.launch, Duration::us(12.5));
+  EXPECT_FALSE(r.parameters.step);  // written as -1
   EXPECT_DOUBLE_EQ(r.parameters.nvls_efficiency, 0.6);
-  EXPECT_DOUBLE_EQ(r.parameters.net_latency_us, 3.5);
-  EXPECT_DOUBLE_EQ(r.parameters.host_issue_us, 5.0);
-  EXPECT_DOUBLE_EQ(r.parameters.simple_launch_us, 27.5);
-  EXPECT_DOUBLE_EQ(r.parameters.simple_step_us, 0.25);
+  EXPECT_EQ(r.parameters.net_latency, Duration::us(3.5));
+  EXPECT_EQ(r.parameters.host_issue, Duration::us(5.0));
+  EXPECT_EQ(r.parameters.simple_launch, Duration::us(27.5));
+  EXPECT_EQ(r.parameters.simple_step, Duration::us(0.25));
   EXPECT_DOUBLE_EQ(r.parameters.ll128_network_efficiency, 0.8);
 }
 

@@ -21,8 +21,8 @@ TEST(NcclTestsParser, Log03TableOnlyWithSrunPrefix) {
   EXPECT_EQ(r.rows[0].type, "float");
   EXPECT_EQ(r.rows[0].redop, "sum");
   EXPECT_EQ(r.rows[0].root, -1);
-  EXPECT_DOUBLE_EQ(r.rows[0].out_of_place->time_us, 164.3);
-  EXPECT_DOUBLE_EQ(r.rows[0].in_place->time_us, 163.3);
+  EXPECT_DOUBLE_EQ(r.rows[0].out_of_place->time.microseconds(), 164.3);
+  EXPECT_DOUBLE_EQ(r.rows[0].in_place->time.microseconds(), 163.3);
   EXPECT_EQ(r.rows[0].out_of_place->wrong, 0.0);
   EXPECT_EQ(r.rows.back().size, 2147483648u);
   EXPECT_DOUBLE_EQ(r.rows.back().out_of_place->busbw, 78.33);
@@ -70,7 +70,7 @@ TEST(NcclTestsParser, Log05FullModernWithMpiNoiseAndNA) {
   EXPECT_EQ(r.rows[0].redop, "none");
   EXPECT_FALSE(r.rows[0].in_place->wrong);  // N/A
   EXPECT_EQ(r.rows[0].out_of_place->wrong, 0.0);
-  EXPECT_DOUBLE_EQ(r.rows.back().out_of_place->time_us, 196284);
+  EXPECT_DOUBLE_EQ(r.rows.back().out_of_place->time.microseconds(), 196284);
   EXPECT_EQ(r.footer.out_of_bounds, 0);
   EXPECT_EQ(r.footer.out_of_bounds_ok, true);
   EXPECT_DOUBLE_EQ(*r.footer.avg_busbw, 21.1462);
@@ -87,7 +87,7 @@ TEST(NcclTestsParser, Log06CollapsedWhitespace) {
   EXPECT_EQ(r.devices[7].gpu, "NVIDIA GB300");
   EXPECT_EQ(r.devices[7].bus_id, "0019:06:00");
   ASSERT_EQ(r.rows.size(), 23u);  // 4 KiB .. 16 GiB
-  EXPECT_DOUBLE_EQ(r.rows[0].out_of_place->time_us, 28.51);
+  EXPECT_DOUBLE_EQ(r.rows[0].out_of_place->time.microseconds(), 28.51);
   EXPECT_DOUBLE_EQ(*r.footer.avg_busbw, 146.047);
 }
 
@@ -127,7 +127,7 @@ TEST(NcclTestsParser, Log11TwoRunsInOneFile) {
   }
   EXPECT_DOUBLE_EQ(*f.runs[0].footer.avg_busbw, 21.4033);
   EXPECT_DOUBLE_EQ(*f.runs[1].footer.avg_busbw, 2.82151);
-  EXPECT_DOUBLE_EQ(f.runs[1].rows[0].out_of_place->time_us, 191408);
+  EXPECT_DOUBLE_EQ(f.runs[1].rows[0].out_of_place->time.microseconds(), 191408);
   EXPECT_NE(f.runs[1].notes.at(0).find("RUN B"), std::string::npos);
 }
 
@@ -167,7 +167,7 @@ TEST(NcclTestsParser, Log16OldFormat) {
   EXPECT_EQ(r.rows[0].size, 0u);
   EXPECT_FALSE(r.rows[0].root);
   EXPECT_EQ(r.rows[0].redop, "sum");
-  EXPECT_DOUBLE_EQ(r.rows[2].out_of_place->time_us, 70.95);
+  EXPECT_DOUBLE_EQ(r.rows[2].out_of_place->time.microseconds(), 70.95);
   EXPECT_DOUBLE_EQ(*r.rows[2].out_of_place->wrong, 5e-07);  // max abs error, not a count
 }
 
@@ -213,7 +213,7 @@ TEST(NcclTestsParser, Log25RowCutByInfoLinesIsRejoined) {
   const ResultRow& cut = r.rows[18];
   EXPECT_EQ(cut.size, 2097152u);
   EXPECT_TRUE(cut.rejoined);
-  EXPECT_DOUBLE_EQ(cut.out_of_place->time_us, 87.18);
+  EXPECT_DOUBLE_EQ(cut.out_of_place->time.microseconds(), 87.18);
   EXPECT_DOUBLE_EQ(cut.in_place->busbw, 43.12);
   EXPECT_EQ(r.info.coll_channels, 8);
   EXPECT_EQ(r.info.nodes, 2);

@@ -32,7 +32,7 @@ class LinearSimulator final : public ScheduleSimulator {
                                             const FabricSettings& fabric) override {
     fabrics.push_back(fabric);
     SimulatedSchedule s;
-    s.makespan_ps = 5'000'000 + 10 * static_cast<std::int64_t>(bytes_sent(schedule));
+    s.makespan = SimTime::ps(5'000'000 + 10 * static_cast<std::int64_t>(bytes_sent(schedule)));
     s.events = 7;
     return s;
   }
@@ -58,18 +58,19 @@ TEST(RunValidation, ComparesEverySizeWithTheSimulatedTimeAndNcclTestsFormulas) {
   for (const SizeComparison& c : v.sizes) {
     // A ring allreduce over 2 ranks sends 2(n-1)/n * S per rank: 2S in all.
     const double expected_us = 5.0 + 10e-6 * 2.0 * static_cast<double>(c.bytes);
-    EXPECT_NEAR(c.collective_us, expected_us, 1e-6 * expected_us) << c.bytes;
-    EXPECT_DOUBLE_EQ(c.simulated_us, c.collective_us);  // far above 2 GPUs x 4.25 us of enqueueing
-    EXPECT_DOUBLE_EQ(c.error, c.measured_us / c.simulated_us - 1.0);
+    EXPECT_NEAR(c.collective.microseconds(), expected_us, 1e-6 * expected_us) << c.bytes;
+    EXPECT_EQ(c.simulated, c.collective);  // far above 2 GPUs x 4.25 us of enqueueing
+    EXPECT_DOUBLE_EQ(c.error, c.measured / c.simulated - 1.0);
     // nccl-tests' busbw of allreduce on 2 ranks: S/t * 2(n-1)/n = S/t.
-    EXPECT_NEAR(c.simulated_busbw, static_cast<double>(c.bytes) / c.simulated_us / 1e3, 1e-9 * c.simulated_busbw);
+    EXPECT_NEAR(c.simulated_busbw, static_cast<double>(c.bytes) / c.simulated.microseconds() / 1e3,
+                1e-9 * c.simulated_busbw);
     EXPECT_EQ(c.path, collectives::ChunkPath::Ring);
     EXPECT_EQ(c.protocol, collectives::Protocol::Simple);
     EXPECT_FALSE(c.nvls);
     EXPECT_EQ(c.algorithm.rfind("ring Simple x", 0), 0u) << c.algorithm;
   }
   EXPECT_EQ(v.sizes[0].bytes, 128u << 20);
-  EXPECT_EQ(v.sizes[0].measured_us, 857.6);
+  EXPECT_EQ(v.sizes[0].measured, Duration::us(857.6));
   EXPECT_TRUE(v.skipped.empty());
   EXPECT_EQ(v.summary.large_sizes, 3u);
 }
@@ -85,7 +86,7 @@ TEST(RunValidation, ExtrapolatesSizesAboveThePacketBudgetAlongTheLine) {
   EXPECT_EQ(sim.fabrics.size(), 3u);  // 256 KiB, 512 KiB and 1 MiB, once each for all three sizes
   for (const SizeComparison& c : v.sizes) {
     const double expected_us = 5.0 + 10e-6 * 2.0 * static_cast<double>(c.bytes);
-    EXPECT_NEAR(c.collective_us, expected_us, 1e-6 * expected_us) << c.bytes;
+    EXPECT_NEAR(c.collective.microseconds(), expected_us, 1e-6 * expected_us) << c.bytes;
     EXPECT_NE(c.algorithm.find("extrapolated from 512KiB and 1MiB"), std::string::npos) << c.algorithm;
     EXPECT_EQ(c.algorithm.find("not yet linear"), std::string::npos) << c.algorithm;
   }

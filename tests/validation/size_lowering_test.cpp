@@ -107,7 +107,7 @@ TEST(SizeLowering, TheWireFloorIsTheBusiestGpuLinksBytes) {
   // Every rank of a ring allreduce sends 2(n-1)/n of the size, each packet with its header.
   const double sent = 2.0 * 7 / 8 * static_cast<double>(bytes) * (1.0 + 1.0 / 64);
   const double link_bps = static_cast<double>(t.link(t.ports(t.host(0)).front().link).bandwidth.bps());
-  EXPECT_NEAR(wire_floor_us(l.schedule, t, l.mtu), sent * 8 / link_bps * 1e6, 1e-6);
+  EXPECT_NEAR(wire_floor(l.schedule, t, l.mtu).microseconds(), sent * 8 / link_bps * 1e6, 1e-6);
   EXPECT_NEAR(link_bps, s.preset.gpu_link_gbytes * 8e9, 1e-6 * link_bps);
 }
 

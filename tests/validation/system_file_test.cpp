@@ -48,13 +48,13 @@ TEST_F(SystemFile, EveryFieldWithItsUnit) {
   EXPECT_EQ(p.gpus_per_node, 4u);
   EXPECT_EQ(p.intra, IntraNode::NvLinkMesh);
   EXPECT_DOUBLE_EQ(p.gpu_link_gbytes, 450);  // 3600 Gb/s = 450 GB/s
-  EXPECT_DOUBLE_EQ(p.gpu_link_latency_ns, 200);
+  EXPECT_EQ(p.gpu_link_latency, SimTime::ns(200));
   EXPECT_FALSE(p.nvls);
   EXPECT_EQ(p.nics_per_node, 2u);
   EXPECT_DOUBLE_EQ(p.nic_gbits, 400);  // 50 GB/s = 400 Gb/s
-  EXPECT_DOUBLE_EQ(p.nic_latency_ns, 1000);
+  EXPECT_EQ(p.nic_latency, SimTime::ns(1000));
   EXPECT_EQ(p.channels, 12u);
-  EXPECT_DOUBLE_EQ(p.net_message_latency_us, 14.5);
+  EXPECT_DOUBLE_EQ(p.net_message_latency.microseconds(), 14.5);
   EXPECT_TRUE(p.network_simple_only);
   EXPECT_TRUE(p.sharp);
 }
@@ -137,17 +137,17 @@ TEST_F(SystemFile, TheTransportBringsItsCostsUnlessTheFileGivesThem) {
   // From InfiniBand with SHARP to EFA: EFA's message latency, and no SHARP.
   const SystemPreset efa = read_system_file(write("efa.yaml", "base: dgx-h100\ntransport: efa\n"));
   EXPECT_EQ(efa.transport, NetTransport::Efa);
-  EXPECT_DOUBLE_EQ(efa.net_message_latency_us, *transport_costs(NetTransport::Efa).message_latency_us);
+  EXPECT_EQ(efa.net_message_latency, *transport_costs(NetTransport::Efa).message_latency);
   EXPECT_FALSE(efa.sharp);
   // From EFA to RoCE: the base's EFA latency goes with its transport.
   const SystemPreset roce = read_system_file(write("roce.yaml", "base: h100-efa\ntransport: roce\n"));
-  EXPECT_DOUBLE_EQ(roce.net_message_latency_us, 0);
+  EXPECT_EQ(roce.net_message_latency, Duration::zero());
   EXPECT_DOUBLE_EQ(roce.net_efficiency, 1);
   // TCPX: GCP's ~150 of 200 Gb/s per NIC, with the latency the file measured.
   const SystemPreset tcpx =
       read_system_file(write("tcpx.yaml", "base: dgx-h100\nnic: 200Gbps\ntransport: tcpx\nnet_message_latency: 20us\n"));
   EXPECT_DOUBLE_EQ(tcpx.net_efficiency, 0.75);
-  EXPECT_DOUBLE_EQ(tcpx.net_message_latency_us, 20);
+  EXPECT_DOUBLE_EQ(tcpx.net_message_latency.microseconds(), 20);
   // Sockets: nothing published, both given.
   const SystemPreset socket = read_system_file(
       write("socket.yaml", "base: dgx-h100\ntransport: socket\nnet_message_latency: 40us\nnet_efficiency: 0.3\n"));

@@ -74,7 +74,7 @@ TEST(SystemTopology, OneNodeHasNoNetworkAndScalingApplies) {
   EXPECT_EQ(t.link(0).bandwidth.bps(), 1'200'000'000'000);
   EXPECT_THROW(make_system_topology(*find_system_preset("dgx-a100"), 0), std::invalid_argument);
   LinkScaling slow;
-  slow.net_latency_ns = 3000;
+  slow.net_latency = Duration::us(3);
   // A crossing is two NIC links: each gets the preset's 500 ns plus half of 3000 ns.
   const topo::Topology two = make_system_topology(*find_system_preset("dgx-a100"), 2, 8, slow);
   EXPECT_EQ(two.links().back().latency, SimTime::ns(2000));
@@ -138,15 +138,15 @@ TEST(SystemPreset, EfaHasItsOwnMessageLatency) {
   // EFA presets carry a network message latency (fitted on log 04), which NCCL's model adds to
   // every inter-node step and the topology to every network crossing (half per NIC link).
   const SystemPreset efa = *find_system_preset("h100-efa"), ib = *find_system_preset("dgx-h100");
-  EXPECT_GT(efa.net_message_latency_us, 5.0);
-  EXPECT_EQ(find_system_preset("a100-efa")->net_message_latency_us, efa.net_message_latency_us);
-  EXPECT_EQ(ib.net_message_latency_us, 0.0);
-  EXPECT_EQ(tuning_system(efa, 2).inter_latency_us, efa.net_message_latency_us);
+  EXPECT_GT(efa.net_message_latency, Duration::us(5.0));
+  EXPECT_EQ(find_system_preset("a100-efa")->net_message_latency, efa.net_message_latency);
+  EXPECT_EQ(ib.net_message_latency, Duration::zero());
+  EXPECT_EQ(tuning_system(efa, 2).inter_latency_us, efa.net_message_latency.microseconds());
   const topo::Topology t = make_system_topology(efa, 2);
   const topo::Topology u = make_system_topology(ib, 2);
   // The last link is a NIC link in both (node switch to rail): 1000 ns + latency/2 for EFA.
   EXPECT_EQ(t.links().back().latency.picoseconds(),
-            std::llround((1000 + efa.net_message_latency_us * 1000 / 2) * 1000));
+            std::llround((1000 + efa.net_message_latency.nanoseconds() / 2) * 1000));
   EXPECT_EQ(u.links().back().latency.picoseconds(), 600'000);
 }
 
@@ -154,11 +154,12 @@ TEST(NvlsModel, ModelTime) {
   // NVLSTree on 2 nodes x 8 (n = 16) with 10 us network latency: 25 + 2 * 1 * (20.9 + 10) us,
   // same bus bandwidth, algbw = bus * 16/30.
   const double bus = 24 * (450.0 / 24) * 0.85 * 23.0 / 24 * 2;
-  EXPECT_NEAR(nvls_model_time_us(*find_system_preset("dgx-h100"), 16, 24, 1'000'000'000, 2, 10.0),
+  EXPECT_NEAR(
+      nvls_model_time(*find_system_preset("dgx-h100"), 16, 24, 1'000'000'000, 2, Duration::us(10.0)).microseconds(),
               25.0 + 2 * 30.9 + 1e9 / (1000 * bus * 16 / 30), 1e-9);
   // Hopper: bus bw = 24 ch * 450/24 * 0.85 * 23/24 * 2 = 733.125 GB/s; algbw = bus * 8/14.
   const double alg = 24 * (450.0 / 24) * 0.85 * 23.0 / 24 * 2 * 8 / 14;
-  EXPECT_NEAR(nvls_model_time_us(*find_system_preset("dgx-h100"), 8, 24, 1'000'000'000),
+  EXPECT_NEAR(nvls_model_time(*find_system_preset("dgx-h100"), 8, 24, 1'000'000'000).microseconds(),
               25.0 + 1e9 / (1000 * alg), 1e-9);
 }
 

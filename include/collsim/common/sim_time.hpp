@@ -3,6 +3,7 @@
 // is about 106 days). Units are parsed once at the edge ("1.5us") and never carried as
 // bare doubles inside the simulator.
 
+#include <cmath>
 #include <compare>
 #include <cstdint>
 #include <limits>
@@ -48,6 +49,42 @@ class SimTime {
   constexpr explicit SimTime(std::int64_t ps) : ps_(ps) {}
   std::int64_t ps_ = 0;
 };
+
+// A time that is measured, fitted or predicted rather than simulated: nccl-tests' times, a
+// calibration's latencies, a cost model's estimate. These are continuous (nccl-tests prints
+// fractions of a microsecond, a fit moves by any amount), so they are a double of
+// microseconds, not whole picoseconds; to_duration and nearest_ns convert where such a value
+// leaves or enters the simulator. Comparisons are the double's: nothing is ordered with NaN.
+class Duration {
+ public:
+  constexpr Duration() = default;
+
+  static constexpr Duration us(double v) { return Duration(v); }
+  static constexpr Duration zero() { return Duration(0.0); }
+
+  constexpr double microseconds() const { return us_; }
+  constexpr double nanoseconds() const { return us_ * 1000; }
+
+  constexpr auto operator<=>(const Duration&) const = default;
+  constexpr Duration operator+(Duration o) const { return Duration(us_ + o.us_); }
+  constexpr Duration operator-(Duration o) const { return Duration(us_ - o.us_); }
+  constexpr Duration& operator+=(Duration o) {
+    us_ += o.us_;
+    return *this;
+  }
+  constexpr Duration operator*(double k) const { return Duration(us_ * k); }
+  friend constexpr Duration operator*(double k, Duration d) { return Duration(k * d.us_); }
+  constexpr Duration operator/(double k) const { return Duration(us_ / k); }
+  constexpr double operator/(Duration o) const { return us_ / o.us_; }
+
+ private:
+  constexpr explicit Duration(double us) : us_(us) {}
+  double us_ = 0;
+};
+
+constexpr Duration to_duration(SimTime t) { return Duration::us(static_cast<double>(t.picoseconds()) / 1e6); }
+// Latencies enter the collectives to the nearest nanosecond.
+inline SimTime nearest_ns(Duration d) { return SimTime::ns(std::llround(d.microseconds() * 1000)); }
 
 // "1.5us", "500 ns", "2ms", "10ps", "3s", "0". A number with up to 12 decimals and a unit
 // (ps, ns, us, ms, s); the value must be a whole number of picoseconds and fit in 63 bits.

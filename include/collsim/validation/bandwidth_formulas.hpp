@@ -7,17 +7,18 @@
 #include <string_view>
 
 #include "collsim/collectives/collective.hpp"
+#include "collsim/common/sim_time.hpp"
 
 namespace collsim::validation {
 
 // allreduce 2(n-1)/n; allgather, reduce_scatter, alltoall (n-1)/n; broadcast, reduce,
 // sendrecv 1. n = 0 is treated as 1.
 double busbw_factor(collectives::Collective c, std::uint32_t n);
-// size / time: bytes over microseconds, in GB/s. 0 for a time of 0.
-double algbw_gbps(std::uint64_t bytes, double time_us);
-double busbw_gbps(collectives::Collective c, std::uint32_t n, std::uint64_t bytes, double time_us);
+// size / time, in GB/s. 0 for a time of 0.
+double algbw_gbps(std::uint64_t bytes, Duration time);
+double busbw_gbps(collectives::Collective c, std::uint32_t n, std::uint64_t bytes, Duration time);
 // The time that gives `busbw` (GB/s) for `bytes`; used for summary tables that print only busbw.
-double time_us_from_busbw(collectives::Collective c, std::uint32_t n, std::uint64_t bytes, double busbw);
+Duration time_from_busbw(collectives::Collective c, std::uint32_t n, std::uint64_t bytes, double busbw);
 // The rank count whose factor is busbw/algbw (allreduce and the (n-1)/n family only; the
 // ratio must come from well-resolved values, say algbw >= 10 GB/s).
 std::optional<std::uint32_t> ranks_from_ratio(collectives::Collective c, double ratio);

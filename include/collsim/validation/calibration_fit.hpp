@@ -43,12 +43,12 @@ double network_crossings(const RunValidation& v, const SizeComparison& s);
 // latency, which is linear here.
 class SecantLatency {
  public:
-  // The latency to try next after `latency` left `residual` (us per crossing).
-  double next(double latency, double residual);
+  // The latency to try next after `latency` left `residual` (per crossing).
+  Duration next(Duration latency, Duration residual);
 
  private:
   bool has_previous_ = false;
-  double previous_latency_ = 0, previous_residual_ = 0;
+  Duration previous_latency_, previous_residual_;
 };
 
 class CalibrationFit {

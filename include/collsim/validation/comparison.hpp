@@ -8,6 +8,7 @@
 
 #include "collsim/collectives/algorithm.hpp"
 #include "collsim/collectives/collective.hpp"
+#include "collsim/common/sim_time.hpp"
 
 namespace collsim::validation {
 
@@ -15,8 +16,9 @@ inline constexpr std::uint64_t kLargeSizeBytes = 1ull << 20;
 
 struct SizeComparison {
   std::uint64_t bytes = 0;
-  double measured_us = 0, simulated_us = 0;
-  double collective_us = 0;  // the simulated collective alone, under nccl-tests' enqueueing floor
+  Duration measured = Duration::zero(), simulated = Duration::zero();
+  // The simulated collective alone, under nccl-tests' enqueueing floor.
+  Duration collective = Duration::zero();
   double measured_busbw = 0, simulated_busbw = 0;  // GB/s, nccl-tests' formula on each time
   double error = 0;                                // simulated busbw / measured busbw - 1
   std::string algorithm;                           // what the simulation ran: "ring LL128 x24"
@@ -28,10 +30,11 @@ struct SizeComparison {
 };
 
 double median(std::vector<double> values, double if_empty = 0);
+Duration median(std::vector<Duration> values);  // zero when empty
 
 // busbw is inversely proportional to time at a fixed size, so the busbw error is the time
 // ratio: measured / simulated - 1 (positive: the simulation is faster).
-double busbw_error(double measured_us, double simulated_us);
+double busbw_error(Duration measured, Duration simulated);
 
 struct ErrorSummary {
   std::size_t large_sizes = 0, small_sizes = 0;

@@ -8,19 +8,24 @@
 // ~35 us below which no small size goes (logs 22-24 and 28), far above NCCL's own latencies.
 
 #include <cstdint>
+#include <optional>
+
+#include "collsim/common/sim_time.hpp"
 
 namespace collsim::validation {
 
-// CPU time to enqueue one collective on one GPU (NCCL's group launch: plan, kernel launch),
-// µs. Fitted by hand on the flat small-size floor of training log 22 (one thread, -g 4,
-// 17.0 us from 4 B to 32 KiB, where NCCL's ring LL takes ~10 us): 17.0 / 4 = 4.25. `collsim
+// CPU time to enqueue one collective on one GPU (NCCL's group launch: plan, kernel launch).
+// Fitted by hand on the flat small-size floor of training log 22 (one thread, -g 4, 17.0 us
+// from 4 B to 32 KiB, where NCCL's ring LL takes ~10 us): 17.0 / 4 = 4.25 us. `collsim
 // calibrate` fits it on such logs (host_issue_us); this is the value where none did.
-constexpr double kHostIssueUsPerGpu = 4.25;
-// A calibration's host_issue_us, or the fitted default where it says -1.
-constexpr double host_issue_us_per_gpu(double configured) { return configured >= 0 ? configured : kHostIssueUsPerGpu; }
+constexpr Duration kHostIssuePerGpu = Duration::us(4.25);
+// A calibration's host_issue_us, or the fitted default where it has none.
+constexpr Duration host_issue_per_gpu(const std::optional<Duration>& configured) {
+  return configured.value_or(kHostIssuePerGpu);
+}
 
-// The time nccl-tests reports for one iteration whose collective takes `collective_us` on the
+// The time nccl-tests reports for one iteration whose collective takes `collective` on the
 // GPUs, when one thread drives `gpus_per_thread` GPUs (0 or 1: enqueueing is hidden).
-double nccl_tests_iteration_us(double collective_us, std::uint32_t gpus_per_thread, double issue_us_per_gpu);
+Duration nccl_tests_iteration(Duration collective, std::uint32_t gpus_per_thread, Duration issue_per_gpu);
 
 }  // namespace collsim::validation

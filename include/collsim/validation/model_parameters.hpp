@@ -18,19 +18,24 @@
 //     ll128_network_efficiency: 0.8  # share of nic_efficiency that LL128 gets between nodes
 //     host_issue_us: 4.25            # CPU time to enqueue a collective on one GPU (host_issue.hpp)
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "collsim/common/sim_time.hpp"
+
 namespace collsim::validation {
 
+// The file's latencies are microseconds; -1 there is an unset latency here.
 struct ModelParameters {
   double gpu_link_efficiency = 1.0;
   double nic_efficiency = 1.0;
-  double launch_us = -1.0;  // -1: the protocol's (NCCL's base latency per protocol)
-  double step_us = -1.0;    // -1: the protocol's
-  double net_latency_us = 0.0;    // added to every crossing of the network (NIC, proxy, switch)
+  std::optional<Duration> launch;  // none: the protocol's (NCCL's base latency per protocol)
+  std::optional<Duration> step;    // none: the protocol's
+  // Added to every crossing of the network (NIC, proxy, switch).
+  Duration net_latency = Duration::zero();
   double nvls_efficiency = -1.0;  // NVLS engine rate / (GPUs * NVLink rate); -1: NCCL's (0.85 Hopper, 0.74 Blackwell)
-  double host_issue_us = -1.0;    // per GPU a thread drives; -1: kHostIssueUsPerGpu
+  std::optional<Duration> host_issue;  // per GPU a thread drives; none: kHostIssuePerGpu
   // LL128 between nodes gets this share of the NIC rate that Simple gets: training log 25 (2 x
   // 4 H100) runs its LL128 trees at ~78% of its Simple trees' rate per NIC byte, beyond LL128's
   // 120/128 of data per line, which the model already counts. 1: no less than Simple.
@@ -39,10 +44,13 @@ struct ModelParameters {
   // their wire bytes cost plus a fixed ~30 us, whatever their number of rounds (allreduce of S
   // takes as long as allgather of 2S, with twice the rounds), where NCCL's tuning table says
   // 8.4 us + 3.4 us per round; calibrate fits both on the Simple ring sizes of one-node logs.
-  // -1: launch_us and step_us.
-  double simple_launch_us = -1.0;
-  double simple_step_us = -1.0;
+  // none: launch and step.
+  std::optional<Duration> simple_launch;
+  std::optional<Duration> simple_step;
 };
+
+// An optional latency as the file and the output show it: microseconds, or -1 when unset.
+constexpr double microseconds_or_unset(const std::optional<Duration>& d) { return d ? d->microseconds() : -1.0; }
 
 struct Calibration {
   std::string system;

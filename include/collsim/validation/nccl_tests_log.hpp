@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "collsim/collectives/collective.hpp"
+#include "collsim/common/sim_time.hpp"
 
 namespace collsim::validation {
 
@@ -60,7 +61,7 @@ struct DeviceLine {
 
 // One half of a row (out-of-place or in-place).
 struct Measurement {
-  double time_us = 0.0;
+  Duration time = Duration::zero();  // printed in microseconds
   double algbw = 0.0;       // GB/s as printed
   double busbw = 0.0;
   std::string time_text;    // as printed, for the precision of the consistency check

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "collsim/common/sim_time.hpp"
 #include "collsim/validation/system_preset.hpp"
 
 namespace collsim::validation {
@@ -16,9 +17,9 @@ double nccl_nvls_efficiency(collectives::GpuArch arch);
 // section 3: no base latency; latency 25 us (NVLink) for NVLS, 25 + 2 log2(nodes) * 20.9 us
 // (NET) for NVLSTree; bus bandwidth = channels * per-channel intra bw (bwIntra on up to 2
 // nodes) * efficiency * (channels-1)/channels * 2; algbw = busbw * n / (2(n-1)), n = ranks.
-// inter_latency_us: the network's own latency, added to NET's 20.9 us as NCCL adds graph
+// inter_latency: the network's own latency, added to NET's 20.9 us as NCCL adds graph
 // latencyInter (tuning_system's inter_latency_us).
-double nvls_model_time_us(const SystemPreset& p, std::uint32_t ranks, std::uint32_t channels, std::uint64_t bytes,
-                          std::uint32_t nodes = 1, double inter_latency_us = 0);
+Duration nvls_model_time(const SystemPreset& p, std::uint32_t ranks, std::uint32_t channels, std::uint64_t bytes,
+                         std::uint32_t nodes = 1, Duration inter_latency = Duration::zero());
 
 }  // namespace collsim::validation

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "collsim/common/sim_time.hpp"
 #include "collsim/goal/schedule.hpp"
 #include "collsim/topo/topology.hpp"
 #include "collsim/validation/comparison.hpp"
@@ -33,7 +34,7 @@ struct FabricSettings {
 // One schedule's simulation as validation needs it.
 struct SimulatedSchedule {
   bool complete = true;
-  std::int64_t makespan_ps = 0;
+  SimTime makespan = SimTime::zero();
   std::uint64_t events = 0;
   // When not complete: ops done of all, and why (a PFC deadlock, the first blocked op...).
   std::uint64_t ops_completed = 0, ops_total = 0;

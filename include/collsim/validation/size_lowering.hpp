@@ -9,6 +9,7 @@
 
 #include "collsim/collectives/algorithm.hpp"
 #include "collsim/collectives/spec.hpp"
+#include "collsim/common/sim_time.hpp"
 #include "collsim/goal/schedule.hpp"
 #include "collsim/topo/topology.hpp"
 #include "collsim/validation/run_setup.hpp"
@@ -47,7 +48,7 @@ struct Lowered {
   // Set when a smaller ring stands in: the simulated time after the launch is scaled by its rounds.
   std::optional<SubRing> sub_ring{};
   // A streaming protocol's step latency, paid once per hop on the GPUs' links (see lower).
-  std::int64_t hop_latency_ns = 0;
+  SimTime hop_latency = SimTime::zero();
   bool streams = false;  // --streaming-hops applied: said in what the size was simulated as
   // The NICs' rate for this size relative to nic_efficiency's (ll128_network_efficiency).
   double nic_factor = 1.0;
@@ -82,8 +83,7 @@ Lowered lower(const ValidationSetup& s, const ValidationRequest& r, std::uint64_
 std::uint64_t largest_simulated_size(const ValidationSetup& s, const ValidationRequest& r, const Choice& choice);
 
 // No rank can send or receive its bytes faster than its one link carries them (with each
-// packet's header): a lower bound on the schedule's time, in µs, that grows linearly with the
-// size.
-double wire_floor_us(const goal::Schedule& schedule, const topo::Topology& topology, std::uint32_t mtu);
+// packet's header): a lower bound on the schedule's time that grows linearly with the size.
+Duration wire_floor(const goal::Schedule& schedule, const topo::Topology& topology, std::uint32_t mtu);
 
 }  // namespace collsim::validation

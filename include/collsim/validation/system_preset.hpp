@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "collsim/collectives/system_model.hpp"
+#include "collsim/common/sim_time.hpp"
 #include "collsim/topo/topology.hpp"
 
 namespace collsim::validation {
@@ -49,7 +50,7 @@ std::optional<NetTransport> net_transport_from_name(std::string_view name);
 // beyond the links and the share of the NIC line rate it carries data at, each with where it
 // comes from; nothing where no figure is published (a system file must then give it).
 struct TransportCosts {
-  std::optional<double> message_latency_us;
+  std::optional<Duration> message_latency;
   std::optional<double> efficiency;
   std::string source;
 };
@@ -63,17 +64,17 @@ struct SystemPreset {
   std::uint32_t gpus_per_node = 8;      // GPUs in one NVLink (or PCIe) domain
   IntraNode intra = IntraNode::NvSwitch;
   double gpu_link_gbytes = 450;         // per GPU and direction, GB/s (NVLink or PCIe)
-  double gpu_link_latency_ns = 120;
+  SimTime gpu_link_latency = SimTime::ns(120);
   bool nvls = false;                    // NVSwitch in-switch reduction (Hopper and later NVSwitch)
   std::uint32_t nics_per_node = 8;
   double nic_gbits = 400;               // line rate per NIC, Gb/s
-  double nic_latency_ns = 600;          // per link (cable, transceivers, half a switch)
+  SimTime nic_latency = SimTime::ns(600);  // per link (cable, transceivers, half a switch)
   std::uint32_t channels = 16;          // NCCL coll channels (what INFO logs show for such systems)
-  // One-way latency a message adds crossing the network beyond the links' own (µs): 0 for
+  // One-way latency a message adds crossing the network beyond the links' own: 0 for
   // InfiniBand/RoCE, whose few µs the calibration's net_latency_us covers. AWS EFA goes through
   // SRD, libfabric and the aws-ofi-nccl plugin's proxy, which costs tens of µs per message
-  // (kEfaMessageLatencyUs in system_presets.cpp says where the number comes from).
-  double net_message_latency_us = 0;
+  // (kEfaMessageLatency in system_presets.cpp says where the number comes from).
+  Duration net_message_latency = Duration::zero();
   // The network plugin sets NCCL_PROTO=simple when the job spans nodes: aws-ofi-nccl does so on
   // p4d/p4de, whose EFA (v1) does not deliver a message's bytes in order, which LL and LL128
   // need (aws-ofi-nccl issue #76; PR #280 exempted p5). NCCL then tunes the algorithm alone.
@@ -119,11 +120,11 @@ struct LinkScaling {
   // switch r, after all GPUs (host index nodes*gpus_per_node + r), linked at the NIC rate
   // times the number of nodes (see collnet_chain_allreduce.hpp).
   bool sharp_engines = false;
-  // Added to every crossing of the network (half to each of its two NIC links), ns.
-  double net_latency_ns = 0;
+  // Added to every crossing of the network (half to each of its two NIC links).
+  Duration net_latency = Duration::zero();
   // Added to every hop from GPU to GPU, inside a node or across the network (half to each
-  // GPU's link, as a hop leaves one GPU and enters another), ns: a streaming protocol's step.
-  double hop_latency_ns = 0;
+  // GPU's link, as a hop leaves one GPU and enters another): a streaming protocol's step.
+  SimTime hop_latency = SimTime::zero();
 };
 // The preset's network for `nodes` nodes with `gpus_per_node` GPUs each (0: the preset's).
 // Throws std::invalid_argument for 0 nodes or more GPUs per node than the preset has.
