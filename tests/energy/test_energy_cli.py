@@ -95,8 +95,13 @@ class Energy(unittest.TestCase):
         self.assertEqual(json.loads(r.stdout)["energy"]["power"]["gpu_compute_w"], 700)
 
     def test_the_same_energy_on_one_and_two_ranks(self):
-        _, one = energy_of()
-        _, two = energy_of(ranks=2)
+        ring = os.path.join(os.environ["COLLSIM_SOURCE_DIR"], "tests", "data", "exec", "compute_then_ring.goal")
+        args = ("run", "--schedule", ring, "--topology", "fat_tree_k8", "--energy", "--energy-gpu", "B200", "--json",
+                "--quiet")
+        one, two = collsim(*args), collsim(*args, ranks=2)
+        self.assertEqual(one.returncode, 0, one.stderr)
+        self.assertEqual(two.returncode, 0, two.stderr)
+        one, two = json.loads(one.stdout)["energy"], json.loads(two.stdout)["energy"]
         self.assertEqual(one, two)
         self.assertGreater(one["switch_traffic_j"], 0)
 

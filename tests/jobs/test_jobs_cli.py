@@ -64,12 +64,12 @@ jobs:
     INTERLEAVED = """topology: fat_tree_k8
 jobs:
   - name: ring
-    collective: {coll: allreduce, bytes: 16MiB, algo: ring}
+    collective: {coll: allreduce, bytes: 4MiB, algo: ring}
     gpus: [0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30]
   - name: a2a
-    collective: {coll: alltoall, bytes: 4MiB, repeat: 4}
+    collective: {coll: alltoall, bytes: 1MiB, repeat: 2}
     gpus: [1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31]
-    start: 50us
+    start: 20us
 """
 
     def test_interleaved_jobs_share_links_and_slow_down(self):
