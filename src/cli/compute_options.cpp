@@ -111,7 +111,10 @@ exec::ComputeVariationSpec ComputeCliOptions::spec() const {
     throw CLI::ValidationError("--gpu-speed", error);
   if (!op_noise.empty() && !(s.op_noise = exec::parse_factor_distribution(op_noise, &error)))
     throw CLI::ValidationError("--op-noise", error);
-  if (!noise_trace.empty()) s.noise_trace = exec::read_noise_trace(noise_trace);
+  if (!noise_trace.empty()) {
+    if (!trace_read) trace_read = exec::read_noise_trace(noise_trace);
+    s.noise_trace = trace_read;
+  }
   s.noise_cosched = noise_cosched;
   if (noise_cosched && noise_trace.empty()) throw CLI::ValidationError("--noise-cosched", "needs --noise-trace");
   for (const std::string& text : stall) {

@@ -26,6 +26,9 @@ struct ComputeCliOptions {
   bool straggler_report = false;
   // Instead of what the options give (a rerun without one straggler).
   std::optional<exec::ComputeVariationSpec> replaced;
+  // The noise trace once read: spec() is asked for by the check, every simulation and the
+  // printers of one command.
+  mutable std::optional<exec::NoiseTrace> trace_read;
 
   void add_to(CLI::App& cmd);
   bool any() const;
