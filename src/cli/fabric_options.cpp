@@ -29,6 +29,16 @@ void FabricCliOptions::add_to(CLI::App& cmd) {
                  "From TIME on, the link between two nodes runs at BANDWIDTH (a degraded or repaired link; "
                  "several give a flapping one): pod0_agg2:pod0_edge2@1ms=50Gbps; repeatable")
       ->type_name("A:B@TIME=BW");
+  cmd.add_option("--link-down", link_down,
+                 "The link between two nodes fails at TIME (and comes back at TIME2): what is on it or queued "
+                 "for it is lost, and routes move off it after --reconvergence; repeatable")
+      ->type_name("A:B@TIME[..TIME2]");
+  cmd.add_option("--switch-down", switch_down, "Every link of a switch fails at TIME (and comes back at TIME2); repeatable")
+      ->type_name("SWITCH@TIME[..TIME2]");
+  cmd.add_option("--reconvergence", reconvergence,
+                 "After a link fails or comes back, how long until every switch routes around it (the switch at "
+                 "the dead link stops using it at once); default 1ms")
+      ->type_name("DURATION");
   cmd.add_flag_callback(
       "--help-params",
       [] {
@@ -104,6 +114,9 @@ std::string FabricCliOptions::first_given() const {
   if (!end.empty()) return "--end";
   if (seed != FabricCliOptions{}.seed) return "--seed";
   if (!link_speed.empty()) return "--link-speed";
+  if (!link_down.empty()) return "--link-down";
+  if (!switch_down.empty()) return "--switch-down";
+  if (!reconvergence.empty()) return "--reconvergence";
   return "";
 }
 
@@ -119,8 +132,25 @@ std::vector<net::LinkChange> FabricCliOptions::link_changes(const topo::Topology
   return out;
 }
 
+std::vector<net::LinkFault> FabricCliOptions::link_faults(const topo::Topology& topology) const {
+  std::vector<net::LinkFault> out;
+  const auto parse_all = [&](const std::vector<std::string>& texts, const char* option, auto parse) {
+    for (const std::string& text : texts) {
+      try {
+        out.push_back(parse(text, topology));
+      } catch (const std::invalid_argument& e) {
+        throw CLI::ValidationError(option, e.what());
+      }
+    }
+  };
+  parse_all(link_down, "--link-down", net::parse_link_fault);
+  parse_all(switch_down, "--switch-down", net::parse_switch_fault);
+  return out;
+}
+
 net::FabricOptions FabricCliOptions::options() const {
   net::FabricOptions o;
+  if (!reconvergence.empty()) o.reconvergence = parse_duration_option("--reconvergence", reconvergence);
   o.partition = parse_partition_option(partition);
   o.queue = parse_queue_option(queue);
   if (!end.empty()) o.end_time = parse_duration_option("--end", end);

@@ -22,6 +22,9 @@ struct FabricCliOptions {
   std::string end;
   std::uint64_t seed = 1;
   std::vector<std::string> link_speed;  // NODE_A:NODE_B@TIME=BANDWIDTH
+  std::vector<std::string> link_down;   // NODE_A:NODE_B@TIME[..TIME2]
+  std::vector<std::string> switch_down; // SWITCH@TIME[..TIME2]
+  std::string reconvergence;
 
   void add_to(CLI::App& cmd);
   // The parameters (defaults, then the file, then the flags, then --set) and run options.
@@ -30,6 +33,9 @@ struct FabricCliOptions {
   net::FabricOptions options() const;
   // --link-speed on `topology`; CLI::ValidationError naming what is wrong.
   std::vector<net::LinkChange> link_changes(const topo::Topology& topology) const;
+  // --link-down and --switch-down on `topology`; CLI::ValidationError naming what is wrong.
+  std::vector<net::LinkFault> link_faults(const topo::Topology& topology) const;
+  bool any_fault() const { return !link_down.empty() || !switch_down.empty(); }
   // The first of these options given, for a model without a fabric (LogGOPS): "" if none.
   std::string first_given() const;
 };

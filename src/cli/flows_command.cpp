@@ -1,5 +1,7 @@
 #include "flows_command.hpp"
 
+#include "fault_report.hpp"
+
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <fstream>
@@ -108,6 +110,7 @@ void report(const FlowsOptions& o, const topo::Topology& t, const net::FabricPar
         {"pfc_deadlock", run.pfc_deadlock},
         {"params", net::fabric_param_values(params)},
     };
+    if (o.fabric.any_fault()) j.update(fault_json(o.fabric, t, tot, run.given_up));
     if (!o.fidelity.empty()) {
       j["fidelity"] = o.fidelity;
       j["flow_messages"] = tot.flow_messages;
@@ -127,12 +130,14 @@ void report(const FlowsOptions& o, const topo::Topology& t, const net::FabricPar
               << us(fcts.empty() ? 0.0 : static_cast<double>(fcts.back())) << " us, mean " << us(mean) << " us\n"
               << "delivered     " << tot.bytes_delivered << " bytes; drops " << tot.drops << ", retransmits "
               << tot.retransmits << ", ECN marks " << tot.ecn_marks << ", PFC pauses " << tot.pfc_pauses << "\n"
+              << (o.fabric.any_fault() ? fault_lines(o.fabric, t, tot) : "")
               << "simulation    " << s.events << " events in " << s.wall_s << " s (" << s.events_per_s / 1e6
               << " M events/s, " << static_cast<double>(tot.packets_forwarded) / std::max(s.wall_s, 1e-9) / 1e6
               << " M packet-hops/s), " << s.ranks << " rank(s), " << s.windows << " windows, sync "
               << 100 * s.sync_fraction << " %" << std::endl;
   }
   if (incomplete > 0) {
+    report_given_up(std::cerr, run.given_up);
     std::string which;
     std::size_t shown = 0;
     for (const auto& f : run.flows)
@@ -199,6 +204,7 @@ void run_flows_command(const FlowsOptions& o) {
     RunWatch watch(o.observe, parallel.is_root(), parallel.transport().size(), &t, "flows", flows.size());
     net::FabricOptions watched = options;
     watched.link_changes = o.fabric.link_changes(t);
+    watched.link_faults = o.fabric.link_faults(t);
     watched.monitor = &watch;
     if (!o.fidelity.empty()) {
       try {

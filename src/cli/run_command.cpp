@@ -7,6 +7,7 @@
 
 #include "collective_options.hpp"
 #include "energy_output.hpp"
+#include "fault_report.hpp"
 #include "collsim/collectives/generate.hpp"
 #include "collsim/common/units.hpp"
 #include "collsim/goal/schedule_file.hpp"
@@ -88,9 +89,21 @@ void run_run_command(RunOptions& o) {
         costs.push_back(std::move(c));
       }
     }
+    // The same run on a fabric that does not fail, for what the failures cost.
+    std::optional<SimTime> without_faults;
+    if (o.sim.fabric.any_fault()) {
+      SimulationCliOptions intact = o.sim;
+      intact.fabric.link_down.clear();
+      intact.fabric.switch_down.clear();
+      const std::optional<exec::SimulationRun> other = simulate_schedule(intact, t, loaded.schedule, parallel);
+      if (other) without_faults = SimTime::ps(other->result.makespan_ps);
+    }
     if (!run) return;
     complete = run->result.complete;
     nlohmann::json j = run_summary_json(o.sim, t, loaded.schedule, loaded.description, *run);
+    if (without_faults)
+      j["faults"].update(fault_cost_json(complete ? std::optional(SimTime::ps(run->result.makespan_ps)) : std::nullopt,
+                                         *without_faults));
     if (o.sim.compute.straggler_report) j.update(straggler_json(costs));
     std::optional<energy::StepEnergy> used;
     if (power) {
@@ -105,6 +118,7 @@ void run_run_command(RunOptions& o) {
       std::cout << j.dump(2) << std::endl;
     } else {
       print_run_human(o.sim, t, loaded.schedule, loaded.description, *run);
+      if (without_faults && complete) std::cout << fault_cost_line(SimTime::ps(run->result.makespan_ps), *without_faults);
       std::cout << straggler_lines(costs);
       if (used) print_energy(*used, *power, o.energy);
     }

@@ -39,6 +39,7 @@ std::vector<out::LinkDirection> link_directions(const topo::Topology& topology) 
 nlohmann::json fabric_configuration(const FabricCliOptions& fabric, const ObserveCliOptions& observe) {
   return {{"fabric_params_file", fabric.params_file}, {"fabric_set", fabric.set}, {"cc", fabric.cc},
           {"routing", fabric.routing}, {"lossy", fabric.lossy}, {"seed", fabric.seed}, {"link_speed", fabric.link_speed},
+          {"link_down", fabric.link_down}, {"switch_down", fabric.switch_down}, {"reconvergence", fabric.reconvergence},
           {"sample_interval", observe.sample_interval}, {"max_samples", observe.max_samples}};
 }
 

@@ -13,6 +13,7 @@
 #include "collsim/out/run_results.hpp"
 #include "collsim/out/trace_events.hpp"
 #include "duration_option.hpp"
+#include "fault_report.hpp"
 #include "loggops_from_topology.hpp"
 #include "parallel_run_json.hpp"
 
@@ -101,6 +102,7 @@ nlohmann::json run_summary_json(const SimulationCliOptions& o, const topo::Topol
   if (!o.has_fabric()) j["loggops"] = exec::to_string(loggops_params(o));
   if (o.fast_forward != "off") j["fast_forward"] = o.fast_forward;
   if (const auto v = o.compute.variation(schedule.num_ranks())) j.update(compute_variation_json(o.compute, *v));
+  if (o.fabric.any_fault()) j.update(fault_json(o.fabric, t, run.totals, run.given_up));
   if (o.fast_forwards().steady) {
     j["data_packets"] = run.totals.data_packets;
     j["packets_in_trains"] = run.totals.packets_in_trains;
@@ -147,6 +149,7 @@ void print_run_human(const SimulationCliOptions& o, const topo::Topology& t, con
       std::cout << "; " << run.totals.packets_in_trains << " of " << run.totals.data_packets
                 << " data packets in trains (fast-forward steady)";
     std::cout << "\n";
+    if (o.fabric.any_fault()) std::cout << fault_lines(o.fabric, t, run.totals);
   }
   std::cout << "simulation    " << s.events << " events in " << s.wall_s << " s (" << s.events_per_s / 1e6
             << " M events/s), " << s.ranks << " rank(s), " << s.windows << " windows, sync " << 100 * s.sync_fraction
@@ -170,6 +173,7 @@ void report_incomplete(const exec::SimulationRun& run) {
   if (run.totals.drops_despite_pfc > 0)
     std::cerr << "  " << drops_despite_pfc(run.totals.drops_despite_pfc)
               << " (give the topology's switches a larger buffer, or a lower --set pfc_xoff_bytes=...)\n";
+  report_given_up(std::cerr, run.given_up);
   for (std::size_t i = 0; i < r.blocked.size() && i < kShown; ++i) std::cerr << "  blocked   " << r.blocked[i] << "\n";
   if (r.blocked.size() > kShown)
     std::cerr << "  ... and " << r.blocked.size() - kShown << " more blocked ops (all in --summary)\n";
@@ -202,6 +206,7 @@ exec::NetworkSetup network_setup(const SimulationCliOptions& o, const topo::Topo
   setup.options = o.fabric.options();
   setup.options.fidelity = o.fidelity_of(topology);
   setup.options.link_changes = o.fabric.link_changes(topology);
+  setup.options.link_faults = o.fabric.link_faults(topology);
   setup.options.monitor = watch;
   setup.placement = placement;
   setup.host = host_params(o);
@@ -415,6 +420,9 @@ void SimulationCliOptions::check(bool topology_needed) const {
                                  "collectives reuses timings taken without the stragglers and noise of --slow-gpu "
                                  "and the like: give --fast-forward off (or steady)");
   }
+  if (fabric.any_fault() && fast_forwards().collectives)
+    throw CLI::ValidationError("--fast-forward", "collectives reuses timings taken on a fabric without the failures of "
+                                                 "--link-down/--switch-down: give --fast-forward off (or steady)");
   check_output_path("--summary", summary);
   check_output_path("--ops", ops);
 }

@@ -123,6 +123,7 @@ SimulationRun run_apps(const topo::Topology& topology, const net::FabricParams& 
   run.totals = fabric.totals();
   run.link_samples = fabric.link_samples();
   run.link_bytes = fabric.link_bytes();
+  run.given_up = fabric.given_up();
   // The counter reads this fabric's hosts, which end here.
   if (options.monitor) options.monitor->set_work_counter({});
   std::string deadlock = fabric.pfc_deadlock();  // collective: every simulator rank asks

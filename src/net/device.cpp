@@ -47,6 +47,10 @@ void Device::put_on_wire(std::uint16_t port, Packet p, SimTime start) {
   } else {
     delay = o.transmit(start, p.wire_bytes) - now() + w.latency;
   }
+  if (o.down()) {
+    ++o.stats().lost;  // the transmitter sends into a dead link
+    return;
+  }
   p.in_port = w.peer_port;
   ++p.hops;
   const auto local = [this](pdes::LpId peer) { return is_local(peer); };
@@ -77,6 +81,10 @@ void Device::put_into_train(std::uint16_t port, Packet p) {
   OutputPort& o = ports_[port];
   const OutputPort::Wire& w = o.wire();
   const SimTime delay = o.insert_into_train(now(), p.wire_bytes) - now() + w.latency;
+  if (o.down()) {
+    ++o.stats().lost;
+    return;
+  }
   p.in_port = w.peer_port;
   ++p.hops;
   // Not through the wire's channel: it overtakes the train's tail, which a host receives at
@@ -85,6 +93,7 @@ void Device::put_into_train(std::uint16_t port, Packet p) {
 }
 
 void Device::send_pfc(std::uint16_t port, std::uint8_t priority, bool pause) {
+  if (ports_[port].down()) return;  // nobody is left upstream to pause or resume
   const OutputPort::Wire& w = ports_[port].wire();
   Packet p;
   p.kind = PacketKind::Pause;

@@ -86,8 +86,18 @@ Fabric::Fabric(const topo::Topology& topology, const FabricParams& params, pdes:
     routed[topology.link(id).a] = true;
     routed[topology.link(id).b] = true;
   }
-  routing_ = std::make_unique<RoutingTable>(topology, routed);
-  chooser_ = std::make_unique<PortChooser>(topology, params_, *routing_);
+  faults_ = FaultSchedule(options.link_faults, options.reconvergence, topology.links().size());
+  for (const LinkFault& f : faults_.faults())
+    for (const topo::LinkId l : f.links)
+      if (domains_.domain_of_link[l] != kNoDomain)
+        throw std::invalid_argument(f.what + " runs as flows, which cannot fail (see --fidelity): give its links packets");
+  for (const RoutingEpoch& e : faults_.epochs()) {
+    const std::vector<bool>* down = faults_.empty() ? nullptr : &e.link_down;
+    tables_.push_back(std::make_unique<RoutingTable>(topology, routed, down));
+    choosers_.push_back(std::make_unique<PortChooser>(topology, params_, *tables_.back()));
+    reach_.push_back(std::make_unique<Reachability>(topology, e.link_down));
+    routes_.push_back({tables_.back().get(), choosers_.back().get(), reach_.back().get()});
+  }
   link_changes_ = options.link_changes;
   for (const LinkChange& c : link_changes_) {
     if (c.link >= topology.links().size()) throw std::invalid_argument("a link change names link " + std::to_string(c.link) + ", which the topology lacks");
@@ -97,8 +107,10 @@ Fabric::Fabric(const topo::Topology& topology, const FabricParams& params, pdes:
                                   " runs as flows: its speed can change only as packets (see --fidelity)");
     }
   }
-  context_ = std::make_unique<FabricContext>(
-      FabricContext{topology, params_, *routing_, *chooser_, &domains_, link_changes_.empty() ? nullptr : &link_changes_});
+  context_ = std::make_unique<FabricContext>(FabricContext{topology, params_, *tables_.front(), *choosers_.front(), &domains_,
+                                                          link_changes_.empty() ? nullptr : &link_changes_,
+                                                          faults_.empty() ? nullptr : &faults_,
+                                                          faults_.empty() ? nullptr : &routes_});
   pdes::EngineOptions engine_options{params_.seed, options.end_time, options.queue};
   engine_options.monitor = options.monitor;
   if (!options.sample_interval.is_infinite()) {
@@ -147,11 +159,17 @@ FabricTotals Fabric::totals() {
     t.data_packets += s.data_packets;
     t.packets_in_trains += s.packets_in_trains;
     t.retransmits += s.retransmits;
+    t.flows_resent += s.flows_resent;
     t.timeouts += s.timeouts;
     t.acks += s.acks;
     t.nacks += s.nacks;
     t.cnps += s.cnps;
+    t.flows_given_up += s.flows_given_up;
   }
+  const auto add_lost = [&t](const Device& d) {
+    for (const OutputPort& o : d.ports()) t.packets_lost += o.stats().lost;
+  };
+  for (const Host* h : hosts_) add_lost(*h);
   for (const Switch* sw : switches_) {
     const SwitchStats& s = sw->stats();
     t.packets_forwarded += s.packets;
@@ -160,6 +178,8 @@ FabricTotals Fabric::totals() {
     t.ecn_marks += s.ecn_marks;
     t.pfc_pauses += s.pauses_sent;
     t.max_switch_buffer_bytes = std::max(t.max_switch_buffer_bytes, s.max_buffered_bytes);
+    t.packets_lost += s.unroutable;
+    add_lost(*sw);
   }
   for (const FlowDomain* d : flow_domains_) {
     t.flow_messages += d->stats().messages;
@@ -169,7 +189,7 @@ FabricTotals Fabric::totals() {
                              &t.data_packets,  &t.retransmits,     &t.timeouts,     &t.acks,
                              &t.nacks,         &t.cnps,            &t.packets_forwarded, &t.drops,
                              &t.drops_despite_pfc, &t.ecn_marks,   &t.pfc_pauses, &t.flow_messages,
-                             &t.flow_rate_changes, &t.packets_in_trains};
+                             &t.flow_rate_changes, &t.packets_in_trains, &t.packets_lost, &t.flows_given_up, &t.flows_resent};
   std::vector<std::uint64_t> sums;
   for (const std::uint64_t* c : counts) sums.push_back(*c);
   transport_.sum_integers(std::span(sums));
@@ -222,6 +242,16 @@ std::string Fabric::pfc_deadlock() {
   text += topology_.node(cycle.front().first).name + " port " + std::to_string(cycle.front().second);
   // No log line here: the caller reports it once, with the run that stalled on it.
   return text;
+}
+
+std::vector<FlowEnd> Fabric::given_up() {
+  std::vector<FlowEnd> mine;
+  for (const Host* h : hosts_) mine.insert(mine.end(), h->given_up().begin(), h->given_up().end());
+  std::vector<FlowEnd> all = pdes::gather_values(transport_, mine);
+  std::sort(all.begin(), all.end(), [](const FlowEnd& a, const FlowEnd& b) {
+    return a.src != b.src ? a.src < b.src : a.flow < b.flow;
+  });
+  return all;
 }
 
 LinkSamples Fabric::link_samples() {

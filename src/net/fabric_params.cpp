@@ -128,6 +128,8 @@ const ParameterTable<FabricParams>& fabric_parameters() {
       choice("cc", &P::cc, kCc, "congestion control of host transports"),
       bytes("window_bytes", &P::window_bytes, "unacknowledged bytes per flow at most (0: unlimited)"),
       time("rto", &P::rto, "retransmission timeout (lossy mode)"),
+      time("rto_lossless", &P::rto_lossless,
+           "retransmission timeout of lossless mode, where only failing links lose packets (4.096us x 2^NCCL_IB_TIMEOUT)"),
       count("ack_every", &P::ack_every, "acknowledge every n-th data packet (and the last)"),
       bytes("train_bytes", &P::train_bytes,
             "steady-state fast-forward: payload of a train a settled flow sends as one unit (0: off, exact)"),
@@ -178,6 +180,7 @@ void validate(const FabricParams& p) {
   // Below a microsecond a timeout fires before any ACK can come back, and the sender resends
   // for ever (rto=1ns never ended).
   if (!p.lossless && p.rto < SimTime::us(1)) fail("lossy mode needs an rto of at least 1us");
+  if (p.rto_lossless < SimTime::us(1)) fail("rto_lossless must be at least 1us");
   if (p.dcqcn_min_rate_gbps <= 0) fail("dcqcn_min_rate_gbps must be positive");
   // A timer of 0 would fire again at the same instant for ever.
   if (p.dcqcn_alpha_interval <= SimTime::zero()) fail("dcqcn_alpha_interval must be positive");

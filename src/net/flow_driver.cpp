@@ -189,6 +189,7 @@ FlowRun run_flows(const topo::Topology& topology, const FabricParams& params, pd
   if (options.monitor) options.monitor->set_work_counter({});
   run.totals = fabric.totals();
   run.link_bytes = fabric.link_bytes();
+  run.given_up = fabric.given_up();
   run.link_samples = fabric.link_samples();
   run.pfc_deadlock = fabric.pfc_deadlock();
   const std::vector<Record> all = pdes::gather_values(transport, records);

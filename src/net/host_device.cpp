@@ -20,7 +20,9 @@ Host::Host(const FabricContext& ctx, topo::NodeId node, std::unique_ptr<HostApp>
       app_(std::move(app)),
       one_wire_in_(ctx.params.routing == RoutingMode::Ecmp || ctx.params.routing == RoutingMode::Minimal ||
                    ctx.params.routing == RoutingMode::DimensionOrder || ctx.topology.ports(node).size() == 1),
-      train_packets_(max_train_packets(ctx.params)) {
+      train_packets_(max_train_packets(ctx.params)),
+      lossless_transport_(ctx.params.lossless && !ctx.faults),
+      rto_(ctx.params.lossless ? ctx.params.rto_lossless : ctx.params.rto) {
   nic_.resize(ports_.size());
 }
 
@@ -28,12 +30,14 @@ Host::~Host() = default;
 
 void Host::start() {
   plan_link_changes<&Host::on_port_speed>();
+  plan_faults<&Host::on_link_state, &Host::on_routes>(*this);
   if (app_) app_->start(*this);
 }
 
 std::uint16_t Host::port_toward(HostIndex dst, std::uint64_t salt, std::uint32_t nic) const {
   if (ports_.size() == 1) return 0;
-  const auto candidates = ctx_.routing.next_ports(node_, dst);
+  const auto candidates = routing().next_ports(node_, dst);
+  if (candidates.empty() && ctx_.faults) return 0;  // cut off: what it sends is lost until routes come back
   if (candidates.empty())
     throw std::runtime_error("host " + std::to_string(index_) + " has no route to host " + std::to_string(dst));
   if (nic != kAnyNic) return candidates[nic % candidates.size()];
@@ -272,6 +276,7 @@ void Host::send_data(Sender& f) {
   if (fp.ack_every > 1 && in_flight_bytes(f) >= f.cc->window_bytes()) p.flags |= packet_flag::kAckRequest;
   p.sent = now();
   if (seq < f.highest_sent) {
+    if (f.retransmits == 0) ++stats_.flows_resent;
     ++f.retransmits;
     ++stats_.retransmits;
   } else {
@@ -284,7 +289,7 @@ void Host::send_data(Sender& f) {
   f.next_send = now() + f.cc->gap(p.wire_bytes);
   f.cc->on_sent(now(), p.wire_bytes);
   arm_cc_timer(f.id);
-  if (!fp.lossless) arm_rto(f.id);
+  if (!lossless_transport_) arm_rto(f.id);
 }
 
 template <typename Update>
@@ -323,6 +328,7 @@ void Host::send_ack(const Packet& data, std::uint32_t cumulative, bool ecn_echo,
 }
 
 void Host::on_packet(const Packet& p) {
+  if (ctx_.faults && lost_on_arrival(p.in_port)) return;
   switch (p.kind) {
     case PacketKind::Pause:
       ports_[p.in_port].set_paused(p.priority, p.seq == 1);
@@ -340,7 +346,8 @@ void Host::on_packet(const Packet& p) {
 }
 
 bool Host::take_early(const Packet& p) {
-  if (!one_wire_in_ || p.kind != PacketKind::Data || p.bytes > ctx_.params.mtu_bytes) return false;
+  // A link that fails loses what is on its wire: each packet must be taken at its own time.
+  if (!one_wire_in_ || ctx_.faults || p.kind != PacketKind::Data || p.bytes > ctx_.params.mtu_bytes) return false;
   if (p.flags & (packet_flag::kLast | packet_flag::kEcnMarked | packet_flag::kAckRequest)) return false;
   if (receiver_key(p.src, p.flow) != last_receiver_key_) return false;
   const Receiver& r = *last_receiver_;
@@ -408,7 +415,7 @@ void Host::receive_data(const Packet& p) {
   // Out of order says a packet was lost only when the fabric drops: a lossless fabric
   // reorders only by spreading a flow over paths, and there an ACK per packet would tell
   // the sender nothing (a cumulative ACK has nothing new to say) at twice the events.
-  const bool gap = !in_order && !fp.lossless;
+  const bool gap = !in_order && !lossless_transport_;
   if (r.since_ack >= fp.ack_every || complete || duplicate || gap || requested) {
     // The ACKs the packets of a train would have drawn go back as one unit of their size
     // (they take the reverse wire's time as they would); what is left over counts on.
@@ -424,7 +431,7 @@ void Host::receive_data(const Packet& p) {
     r.queued_since_ack = false;
     r.marked_since_ack = false;
   }
-  if (!fp.lossless && p.seq > r.expected && r.nacked != r.expected && fp.routing != RoutingMode::Spray) {
+  if (!lossless_transport_ && p.seq > r.expected && r.nacked != r.expected && fp.routing != RoutingMode::Spray) {
     r.nacked = r.expected;
     Packet nack;
     nack.kind = PacketKind::Nack;
@@ -448,7 +455,7 @@ void Host::receive_data(const Packet& p) {
     ++stats_.flows_delivered;
     stats_.bytes_delivered += r.bytes;
     const FlowEnd end{p.src, index_, p.flow, r.bytes, r.first, now(), 0, r.header};
-    if (fp.lossless) {
+    if (lossless_transport_) {
       receivers_.erase(receiver_key(p.src, p.flow));
       last_receiver_key_ = ~std::uint64_t{0};
       last_receiver_ = nullptr;
@@ -490,16 +497,8 @@ void Host::receive_ack(const Packet& p) {
     ++f.rto_generation;
     ++f.cc_generation;
     ++stats_.flows_acked;
-    if (f.active) {
-      // Acknowledged in full while go-back-N had it resending: nothing is left to send.
-      NicQueues& q = nic_[f.port];
-      const auto at = std::find(q.active.begin(), q.active.end(), f.id);
-      const auto k = static_cast<std::size_t>(at - q.active.begin());
-      q.active.erase(at);
-      if (q.turn > k) --q.turn;
-      if (q.turn >= q.active.size()) q.turn = 0;
-      f.active = false;
-    }
+    // Acknowledged in full while go-back-N had it resending: nothing is left to send.
+    deactivate(f);
     f.cc.reset();
     const FlowEnd end{index_, f.dst, f.id, f.bytes, f.start, now(), f.retransmits, f.header};
     if (app_) app_->on_acked(*this, end);
@@ -508,6 +507,17 @@ void Host::receive_ack(const Packet& p) {
   }
   activate(f.id);
   try_transmit(f.port);
+}
+
+void Host::deactivate(Sender& f) {
+  if (!f.active) return;
+  NicQueues& q = nic_[f.port];
+  const auto at = std::find(q.active.begin(), q.active.end(), f.id);
+  const auto k = static_cast<std::size_t>(at - q.active.begin());
+  q.active.erase(at);
+  if (q.turn > k) --q.turn;
+  if (q.turn >= q.active.size()) q.turn = 0;
+  f.active = false;
 }
 
 void Host::retire_done_flows() {
@@ -546,7 +556,7 @@ void Host::arm_rto(std::uint32_t flow) {
   Sender& f = *sender(flow);
   if (f.rto_pending || f.done) return;
   f.rto_pending = true;
-  const SimTime due = std::max(now(), f.last_progress + ctx_.params.rto);
+  const SimTime due = std::max(now(), f.last_progress + rto_);
   schedule<&Host::on_flow_timer>(id(), due - now(), FlowTimer{flow, f.rto_generation, kRtoTimer});
 }
 
@@ -575,18 +585,49 @@ void Host::on_flow_timer(const FlowTimer& t) {
   }
   if (t.generation != f.rto_generation) return;
   f.rto_pending = false;
-  if (now() - f.last_progress < ctx_.params.rto) {
+  if (now() - f.last_progress < rto_) {
     arm_rto(t.flow);
     return;
   }
-  // Nothing acknowledged for a whole timeout: resend from the first unacknowledged packet.
   ++stats_.timeouts;
+  if (cut_off(f)) {
+    give_up(f);
+    return;
+  }
+  // Nothing acknowledged for a whole timeout: resend from the first unacknowledged packet.
   f.next_seq = f.acked;
   f.last_progress = now();
   f.cc->on_timeout(now());
   activate(t.flow);
   try_transmit(f.port);
   arm_rto(t.flow);
+}
+
+bool Host::cut_off(const Sender& f) const {
+  if (!ctx_.faults) return false;
+  // Routes may still change: a link may come back, or routes may reconverge around it.
+  if (epoch_ + 1 < ctx_.faults->epochs().size()) return false;
+  const auto& changes = ctx_.faults->changes();
+  if (!changes.empty() && changes.back().at > now()) return false;
+  return ports_[f.port].down() || !(*ctx_.routes)[epoch_].reach->reaches(index_, f.dst);
+}
+
+void Host::give_up(Sender& f) {
+  ++f.rto_generation;
+  ++f.cc_generation;
+  deactivate(f);
+  ++stats_.flows_given_up;
+  given_up_.push_back({index_, f.dst, f.id, f.bytes, f.start, now(), f.retransmits, f.header});
+}
+
+void Host::on_link_state(const PortState& s) {
+  OutputPort& o = ports_[s.port];
+  o.set_down(s.down);
+  if (!s.down) return;
+  for (std::uint8_t c = 0; c < kMaxClasses; ++c) o.set_paused(c, false);
+  RingQueue<Packet>& control = nic_[s.port].control;
+  o.stats().lost += control.size();
+  while (!control.empty()) control.pop_front();
 }
 
 }  // namespace collsim::net

@@ -11,15 +11,17 @@ constexpr std::uint16_t kUnreachable = 0xFFFF;
 constexpr std::uint32_t kNotOwned = 0xFFFFFFFFu;
 }  // namespace
 
-RoutingTable::RoutingTable(const topo::Topology& t, const std::vector<bool>& owned) {
+RoutingTable::RoutingTable(const topo::Topology& t, const std::vector<bool>& owned, const std::vector<bool>* link_down) {
   const auto n = static_cast<std::uint32_t>(t.nodes().size());
+  const auto up = [link_down](const topo::Port& p) { return !link_down || !(*link_down)[p.link]; };
   // Hosts with the same neighbours are one attachment group.
   std::map<std::vector<topo::NodeId>, std::uint32_t> group_ids;
   std::vector<std::vector<topo::NodeId>> group_attachments;
   group_of_host_.resize(t.num_hosts());
   for (std::uint32_t h = 0; h < t.num_hosts(); ++h) {
     std::vector<topo::NodeId> neighbours;
-    for (const auto& p : t.ports(t.host(h))) neighbours.push_back(p.peer);
+    for (const auto& p : t.ports(t.host(h)))
+      if (up(p)) neighbours.push_back(p.peer);
     std::sort(neighbours.begin(), neighbours.end());
     neighbours.erase(std::unique(neighbours.begin(), neighbours.end()), neighbours.end());
     const auto [it, inserted] = group_ids.emplace(neighbours, static_cast<std::uint32_t>(group_attachments.size()));
@@ -37,7 +39,7 @@ RoutingTable::RoutingTable(const topo::Topology& t, const std::vector<bool>& own
     std::vector<std::pair<HostIndex, topo::PortIndex>> direct;
     const auto& ports = t.ports(v);
     for (std::size_t i = 0; i < ports.size(); ++i)
-      if (t.node(ports[i].peer).kind == topo::NodeKind::Host)
+      if (up(ports[i]) && t.node(ports[i].peer).kind == topo::NodeKind::Host)
         direct.emplace_back(t.node(ports[i].peer).index, static_cast<topo::PortIndex>(i));
     std::sort(direct.begin(), direct.end());
     for (const auto& [host, port] : direct) {
@@ -50,7 +52,7 @@ RoutingTable::RoutingTable(const topo::Topology& t, const std::vector<bool>& own
   sole_port_.assign(t.num_hosts(), 0);
   for (std::uint32_t h = 0; h < t.num_hosts(); ++h) {
     const auto& ports = t.ports(t.host(h));
-    if (ports.size() != 1) continue;
+    if (ports.size() != 1 || !up(ports[0])) continue;
     sole_row_[h] = row_of_node_[ports[0].peer];
     sole_port_[h] = ports[0].peer_port;
   }
@@ -72,7 +74,7 @@ RoutingTable::RoutingTable(const topo::Topology& t, const std::vector<bool>& own
       next.clear();
       for (topo::NodeId v : frontier)
         for (const auto& p : t.ports(v))
-          if (dist[p.peer] == kUnreachable) {
+          if (up(p) && dist[p.peer] == kUnreachable) {
             dist[p.peer] = static_cast<std::uint16_t>(d + 1);
             if (t.node(p.peer).kind != topo::NodeKind::Host) next.push_back(p.peer);
           }
@@ -90,7 +92,8 @@ RoutingTable::RoutingTable(const topo::Topology& t, const std::vector<bool>& own
         const topo::NodeId peer = ports[i].peer;
         // Toward a switch one step closer; the final hop to the host itself is resolved per
         // host in next_ports(), since the group's hosts are different nodes.
-        const bool closer_switch = t.node(peer).kind != topo::NodeKind::Host && dist[peer] + 1 == dist[v];
+        const bool closer_switch =
+            up(ports[i]) && t.node(peer).kind != topo::NodeKind::Host && dist[peer] + 1 == dist[v];
         if (closer_switch) {
           ports_.push_back(static_cast<topo::PortIndex>(i));
           ++e.count;

@@ -17,6 +17,7 @@ Switch::Switch(const FabricContext& ctx, topo::NodeId node)
 }
 
 void Switch::on_packet(const Packet& arriving) {
+  if (ctx_.faults && lost_on_arrival(arriving.in_port)) return;
   if (arriving.kind == PacketKind::Pause) {
     OutputPort& o = ports_[arriving.in_port];
     o.set_paused(arriving.priority, arriving.seq == 1);
@@ -26,7 +27,17 @@ void Switch::on_packet(const Packet& arriving) {
   }
   Packet p = arriving;
   const std::uint16_t in = p.in_port;
-  const std::uint16_t out = ctx_.chooser.choose(node_, p, ports_, random());
+  std::uint16_t out = 0;
+  if (ctx_.faults) {
+    const std::uint32_t live = live_port(p);
+    if (live == kNoPort) {
+      ++stats_.unroutable;
+      return;
+    }
+    out = static_cast<std::uint16_t>(live);
+  } else {
+    out = chooser().choose(node_, p, ports_, random());
+  }
   OutputPort& o = ports_[out];
   const FabricParams& fp = ctx_.params;
   if (!admit(o, p.wire_bytes)) {
@@ -85,6 +96,11 @@ void Switch::try_transmit(std::uint16_t port) {
 Packet Switch::take_next(OutputPort& o) {
   Packet p;
   o.dequeue(p);
+  release(p);
+  return p;
+}
+
+void Switch::release(const Packet& p) {
   buffered_ -= p.wire_bytes;
   auto& ingress = ingress_bytes_[p.in_port][p.priority];
   ingress -= p.wire_bytes;
@@ -92,7 +108,35 @@ Packet Switch::take_next(OutputPort& o) {
     upstream_paused_[p.in_port][p.priority] = false;
     send_pfc(p.in_port, p.priority, false);
   }
-  return p;
+}
+
+void Switch::on_link_state(const PortState& s) {
+  OutputPort& o = ports_[s.port];
+  o.set_down(s.down);
+  if (!s.down) return;
+  // Pauses on either side of a dead link lapse: nobody is left to lift them.
+  for (std::uint8_t c = 0; c < kMaxClasses; ++c) o.set_paused(c, false);
+  upstream_paused_[s.port] = {};
+  o.drain([&](const Packet& p) {
+    ++o.stats().lost;
+    release(p);
+  });
+}
+
+std::uint32_t Switch::live_port(Packet& p) {
+  if (p.hops == 0xFF) return kNoPort;  // going round in circles between reroutes
+  const auto minimal = routing().next_ports(node_, p.dst);
+  if (minimal.empty()) return kNoPort;
+  const std::uint16_t chosen = chooser().choose(node_, p, ports_, random());
+  if (!ports_[chosen].down()) return chosen;
+  p.via = 0;  // a detour whose next hop is dead is given up: minimal from here
+  std::uint32_t live = 0;
+  for (const topo::PortIndex c : minimal) live += ports_[c].down() ? 0 : 1;
+  if (live == 0) return kNoPort;
+  std::uint64_t k = mix(mix(mix(mix(ctx_.params.seed, node_), p.src), p.dst), p.entropy) % live;
+  for (const topo::PortIndex c : minimal)
+    if (!ports_[c].down() && k-- == 0) return c;
+  return kNoPort;
 }
 
 bool Switch::waits_behind_data(const OutputPort& o) const {

@@ -17,6 +17,7 @@ struct SimulationRun {
   net::FabricTotals totals;               // zero under LogGOPS
   net::LinkSamples link_samples;          // on rank 0, when FabricOptions::sample_interval is set
   std::vector<std::uint64_t> link_bytes;  // on rank 0: see net::Fabric::link_bytes()
+  std::vector<net::FlowEnd> given_up;     // on rank 0: see net::Fabric::given_up()
 };
 
 }  // namespace collsim::exec

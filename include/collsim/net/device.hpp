@@ -23,10 +23,24 @@ struct PortSpeed {
   Bandwidth bandwidth;
 };
 
+// Payload of a link going down or coming back up at one of the device's ports.
+struct PortState {
+  std::uint16_t port;
+  bool down;
+};
+
+// Payload of the routes changing (FaultSchedule::epochs).
+struct RoutesChange {
+  std::uint32_t epoch;
+};
+
 class Device : public pdes::LogicalProcess {
  public:
   topo::NodeId node() const { return node_; }
   const std::vector<OutputPort>& ports() const { return ports_; }
+  // The routes in force at this device now.
+  const RoutingTable& routing() const { return ctx_.routes ? *(*ctx_.routes)[epoch_].table : ctx_.routing; }
+  const PortChooser& chooser() const { return ctx_.routes ? *(*ctx_.routes)[epoch_].chooser : ctx_.chooser; }
 
  protected:
   Device(const FabricContext& ctx, topo::NodeId node);
@@ -57,6 +71,34 @@ class Device : public pdes::LogicalProcess {
       }
   }
   void set_port_speed(const PortSpeed& s) { ports_[s.port].set_bandwidth(s.bandwidth); }
+  // Plans the failures and repairs of the device's links and the changes of routes
+  // (FabricContext::faults) as events of `LinkHandler` and `RoutesHandler` of `self` (this
+  // device); those at time 0 apply at once.
+  template <auto LinkHandler, auto RoutesHandler, typename Self>
+  void plan_faults(Self& self) {
+    if (!ctx_.faults) return;
+    const auto& ports = ctx_.topology.ports(node_);
+    for (const LinkStateChange& c : ctx_.faults->changes())
+      for (std::size_t i = 0; i < ports.size(); ++i) {
+        if (ports[i].link != c.link) continue;
+        const PortState s{static_cast<std::uint16_t>(i), c.down};
+        if (c.at == SimTime::zero()) (self.*LinkHandler)(s);
+        else schedule<LinkHandler>(id(), c.at - now(), s);
+      }
+    const auto& epochs = ctx_.faults->epochs();
+    for (std::uint32_t e = 1; e < epochs.size(); ++e) {
+      if (epochs[e].from.is_infinite()) continue;
+      if (epochs[e].from == SimTime::zero()) epoch_ = e;
+      else schedule<RoutesHandler>(id(), epochs[e].from - now(), RoutesChange{e});
+    }
+  }
+  void set_routes(const RoutesChange& c) { epoch_ = c.epoch; }
+  // Whether a packet that arrived on `port` was lost on the way: its link is down.
+  bool lost_on_arrival(std::uint16_t port) {
+    if (!ports_[port].down()) return false;
+    ++ports_[port].stats().lost;
+    return true;
+  }
   // Schedules this device's wakeup handler for when `port`'s transmitter frees, once.
   template <auto Wakeup>
   void wake_when_free(std::uint16_t port) {
@@ -69,6 +111,7 @@ class Device : public pdes::LogicalProcess {
   const FabricContext& ctx_;
   topo::NodeId node_;
   std::vector<OutputPort> ports_;
+  std::uint32_t epoch_ = 0;  // of ctx_.routes
 
  private:
   // Transmits a train (a data packet carrying several MTU packets, see FabricParams::

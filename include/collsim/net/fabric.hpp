@@ -14,6 +14,7 @@
 #include "collsim/net/flow_domain.hpp"
 #include "collsim/net/host_device.hpp"
 #include "collsim/net/link_change.hpp"
+#include "collsim/net/link_fault.hpp"
 #include "collsim/net/link_sampler.hpp"
 #include "collsim/net/port_chooser.hpp"
 #include "collsim/net/routing_table.hpp"
@@ -40,6 +41,10 @@ struct FabricOptions {
   Fidelity fidelity;
   // Packet links whose speed changes during the run.
   std::vector<LinkChange> link_changes;
+  // Links and switches that fail during the run, and how long after each change of the set
+  // of down links routes take to follow it (see LinkFault).
+  std::vector<LinkFault> link_faults;
+  SimTime reconvergence = SimTime::ms(1);
 };
 
 // Totals over every device of every rank.
@@ -51,6 +56,7 @@ struct FabricTotals {
   std::uint64_t data_packets = 0;
   std::uint64_t packets_in_trains = 0;  // data packets sent inside trains (steady-state fast-forward)
   std::uint64_t retransmits = 0;
+  std::uint64_t flows_resent = 0;       // flows that retransmitted
   std::uint64_t timeouts = 0;
   std::uint64_t acks = 0;
   std::uint64_t nacks = 0;
@@ -63,6 +69,8 @@ struct FabricTotals {
   std::uint64_t max_switch_buffer_bytes = 0;
   std::uint64_t flow_messages = 0;      // carried by flow domains
   std::uint64_t flow_rate_changes = 0;  // messages re-rated by a flow domain
+  std::uint64_t packets_lost = 0;       // to failed links: on their wires, queued for them, or with no live route
+  std::uint64_t flows_given_up = 0;     // their destination was cut off for good
 };
 
 using HostAppFactory = std::function<std::unique_ptr<HostApp>(HostIndex)>;
@@ -86,6 +94,10 @@ class Fabric {
   // After run(): wire bytes sent on each direction of each link, on rank 0 (collective).
   // Index 2 * link + 0 for the direction a -> b, + 1 for b -> a.
   std::vector<std::uint64_t> link_bytes();
+  // After run(): the messages given up because a fault cut their destination off for good,
+  // on rank 0 by source, flow (collective).
+  std::vector<FlowEnd> given_up();
+  const FaultSchedule& faults() const { return faults_; }
   // After run(): the link samples asked for by FabricOptions::sample_interval, on rank 0
   // (collective; empty when not sampling).
   LinkSamples link_samples();
@@ -104,8 +116,12 @@ class Fabric {
   pdes::Transport& transport_;
   FlowDomains domains_;
   std::vector<LinkChange> link_changes_;
-  std::unique_ptr<RoutingTable> routing_;
-  std::unique_ptr<PortChooser> chooser_;
+  FaultSchedule faults_;
+  // Per routing epoch of faults_ (one when nothing fails).
+  std::vector<std::unique_ptr<RoutingTable>> tables_;
+  std::vector<std::unique_ptr<PortChooser>> choosers_;
+  std::vector<std::unique_ptr<Reachability>> reach_;
+  std::vector<FabricContext::Routes> routes_;
   std::unique_ptr<FabricContext> context_;
   std::unique_ptr<LinkSampler> sampler_;
   pdes::RunMonitor* monitor_ = nullptr;

@@ -1,7 +1,10 @@
 #pragma once
 // What every device of one rank shares: the network, the parameters, the next-hop table.
 
+#include <vector>
+
 #include "collsim/net/link_change.hpp"
+#include "collsim/net/link_fault.hpp"
 #include "collsim/net/fabric_params.hpp"
 #include "collsim/net/routing_table.hpp"
 #include "collsim/topo/topology.hpp"
@@ -20,6 +23,15 @@ struct FabricContext {
   const FlowDomains* domains = nullptr;
   // Links whose speed changes during the run (see LinkChange); not owned.
   const std::vector<LinkChange>* link_changes = nullptr;
+  // Links that fail during the run (see LinkFault), and the routes of each of its routing
+  // epochs (routes[0] is `routing` and `chooser`); not owned. Null: nothing fails.
+  const FaultSchedule* faults = nullptr;
+  struct Routes {
+    const RoutingTable* table;
+    const PortChooser* chooser;
+    const Reachability* reach;
+  };
+  const std::vector<Routes>* routes = nullptr;
 };
 
 // A well-mixed hash of a few values: ECMP port choice, spraying, ECN sampling.

@@ -38,6 +38,10 @@ struct FabricParams {
   CongestionControlKind cc = CongestionControlKind::None;
   std::uint64_t window_bytes = 0;          // max unacknowledged bytes per flow; 0 = unlimited
   SimTime rto = SimTime::us(100);  // retransmission timeout (lossy mode)
+  // The transport's timeout in a lossless fabric, where only failing links lose packets: an
+  // RDMA NIC's local ACK timeout, 4.096 us x 2^NCCL_IB_TIMEOUT (18 here). Short ones fire
+  // spuriously behind PFC pauses and long queues.
+  SimTime rto_lossless = SimTime::ns(4096LL << 18);
   // ACK every n-th data packet (and the last): RC responders coalesce ACKs.
   std::uint32_t ack_every = 16;
   // Steady-state fast-forward: once a flow has sent `settle_packets` packets since it started

@@ -50,6 +50,7 @@ struct FlowRun {
   std::vector<std::uint64_t> link_bytes;  // on rank 0: see Fabric::link_bytes()
   LinkSamples link_samples;               // on rank 0, when FabricOptions::sample_interval is set
   std::string pfc_deadlock;               // on rank 0: see Fabric::pfc_deadlock()
+  std::vector<FlowEnd> given_up;          // on rank 0: see Fabric::given_up()
 };
 
 // Collective over the transport's ranks.

@@ -66,11 +66,13 @@ struct HostStats {
   std::uint64_t data_packets = 0;     // sent, retransmissions included
   std::uint64_t packets_in_trains = 0;  // of those, sent inside trains (FabricParams::train_bytes)
   std::uint64_t retransmits = 0;      // data packets sent more than once
+  std::uint64_t flows_resent = 0;     // flows that sent a packet more than once
   std::uint64_t timeouts = 0;
   std::uint64_t acks = 0;
   std::uint64_t nacks = 0;
   std::uint64_t cnps = 0;
   std::uint64_t ecn_marked_received = 0;
+  std::uint64_t flows_given_up = 0;   // destination cut off for good (see LinkFault)
 };
 
 // Payloads of the host's events.
@@ -179,9 +181,15 @@ class Host final : public Device {
 
   // One of the host's links changes speed (FabricOptions::link_changes).
   void on_port_speed(const PortSpeed& s) { set_port_speed(s); }
+  // One of the host's links goes down (its control frames waiting there are lost) or comes back.
+  void on_link_state(const PortState& s);
+  void on_routes(const RoutesChange& c) { set_routes(c); }
+  // Messages this host gave up sending: their destination was cut off for good.
+  const std::vector<FlowEnd>& given_up() const { return given_up_; }
 
   using Handlers = pdes::Handlers<&Host::on_packet, &Host::on_port_free, &Host::on_flow_timer, &Host::on_app_timer,
-                                  &Host::on_fluid_acked, &Host::on_fluid_delivered, &Host::on_port_speed>;
+                                  &Host::on_fluid_acked, &Host::on_fluid_delivered, &Host::on_port_speed,
+                                  &Host::on_link_state, &Host::on_routes>;
 
  private:
   using Sender = detail::Sender;
@@ -238,6 +246,12 @@ class Host final : public Device {
   Sender* sender(FlowId id) { return holds_sender(id) ? &senders_[id - senders_base_] : nullptr; }
   const Sender* sender(FlowId id) const { return holds_sender(id) ? &senders_[id - senders_base_] : nullptr; }
   void retire_done_flows();
+  // Takes `f` out of its port's turns.
+  void deactivate(Sender& f);
+  // Whether `f`'s destination is out of reach and no fault or route change is to come.
+  bool cut_off(const Sender& f) const;
+  void give_up(Sender& f);
+  std::vector<FlowEnd> given_up_;
   // A flow's receiver leaves once delivered when the fabric is lossless (nothing of it can
   // come again); otherwise it stays to acknowledge late duplicates.
   std::unordered_map<std::uint64_t, Receiver> receivers_;
@@ -252,6 +266,10 @@ class Host final : public Device {
   HostStats stats_;
   bool one_wire_in_;  // every flow's packets reach this host over one wire (per-flow routing, or one port)
   std::uint32_t train_packets_;  // packets in a full train; 1: trains off
+  // Nothing is ever lost (PFC, no failing links): no timeouts, no NACKs, and a receiver
+  // leaves once its flow is delivered.
+  bool lossless_transport_;
+  SimTime rto_;  // the fabric's, lossy or lossless
 };
 
 }  // namespace collsim::net

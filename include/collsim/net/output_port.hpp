@@ -25,6 +25,7 @@ struct PortStats {
   std::uint64_t pauses_sent = 0;    // PFC pause frames sent upstream from this port's ingress
   std::uint64_t pauses_received = 0;
   std::uint64_t max_queue_bytes = 0;
+  std::uint64_t lost = 0;           // packets lost to the link being down (see LinkFault)
   SimTime busy;               // time spent transmitting
 };
 
@@ -46,6 +47,9 @@ class OutputPort {
     last_wire_bytes_ = 0;  // the cached serialisation time was at the old speed
   }
   const Wire& wire() const { return wire_; }
+  // The link is down (see LinkFault): what is put on its wire is lost.
+  bool down() const { return down_; }
+  void set_down(bool down) { down_ = down; }
 
   bool idle(SimTime now) const { return busy_until_ <= now; }
   SimTime busy_until() const { return busy_until_; }
@@ -119,6 +123,20 @@ class OutputPort {
     return true;
   }
   bool has_sendable() const { return (nonempty_ & ~paused_) != 0; }
+  // Empties every class, paused or not, handing each packet to `each` (a link gone down).
+  template <typename Each>
+  void drain(Each&& each) {
+    for (std::uint8_t c = 0; c < kMaxClasses; ++c) {
+      while (!queues_[c].empty()) {
+        const Packet p = queues_[c].front();
+        queues_[c].pop_front();
+        class_bytes_[c] -= p.wire_bytes;
+        queued_bytes_ -= p.wire_bytes;
+        each(p);
+      }
+    }
+    nonempty_ = 0;
+  }
   std::uint64_t queued_bytes() const { return queued_bytes_; }
   std::uint64_t class_bytes(std::uint8_t c) const { return class_bytes_[c]; }
   const RingQueue<Packet>& queue(std::uint8_t c) const { return queues_[c]; }
@@ -147,6 +165,7 @@ class OutputPort {
   std::uint64_t queued_bytes_ = 0;
   std::uint8_t nonempty_ = 0;  // bit c: class c has packets
   std::uint8_t paused_ = 0;    // bit c: class c is paused by PFC
+  bool down_ = false;
   PortStats stats_;
   // The last train put on the wire (see transmit_train).
   SimTime train_start_;

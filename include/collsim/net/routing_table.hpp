@@ -17,11 +17,13 @@ namespace collsim::net {
 
 class RoutingTable {
  public:
-  // `owned[n]` tells whether this rank routes at node n.
-  RoutingTable(const topo::Topology& topology, const std::vector<bool>& owned);
+  // `owned[n]` tells whether this rank routes at node n; links marked in `link_down` (by
+  // link, see LinkFault) are left out.
+  RoutingTable(const topo::Topology& topology, const std::vector<bool>& owned,
+               const std::vector<bool>* link_down = nullptr);
 
   // Ports of `node` that lie on a shortest path to host `dst` (never empty when dst is
-  // reachable and node != dst's own node).
+  // reachable and node != dst's own node; empty when it is not reachable).
   std::span<const topo::PortIndex> next_ports(topo::NodeId node, HostIndex dst) const;
   // Links on a shortest path from `node` to host `dst`.
   std::uint32_t distance(topo::NodeId node, HostIndex dst) const;

@@ -27,6 +27,7 @@ struct SwitchStats {
   std::uint64_t ecn_marks = 0;
   std::uint64_t pauses_sent = 0;
   std::uint64_t max_buffered_bytes = 0;
+  std::uint64_t unroutable = 0;         // packets with no live way toward their destination (see LinkFault)
 };
 
 class Switch final : public Device {
@@ -44,11 +45,18 @@ class Switch final : public Device {
   // came in through it and cannot leave because they are paused themselves.
   std::vector<std::pair<std::uint16_t, std::uint16_t>> blocked_ingress() const;
 
-  void start() override { plan_link_changes<&Switch::on_port_speed>(); }
+  void start() override {
+    plan_link_changes<&Switch::on_port_speed>();
+    plan_faults<&Switch::on_link_state, &Switch::on_routes>(*this);
+  }
   // One of the switch's links changes speed (FabricOptions::link_changes).
   void on_port_speed(const PortSpeed& s) { set_port_speed(s); }
+  // One of the switch's links goes down (what is queued for it is lost) or comes back.
+  void on_link_state(const PortState& s);
+  void on_routes(const RoutesChange& c) { set_routes(c); }
 
-  using Handlers = pdes::Handlers<&Switch::on_packet, &Switch::on_port_free, &Switch::on_port_speed>;
+  using Handlers = pdes::Handlers<&Switch::on_packet, &Switch::on_port_free, &Switch::on_port_speed,
+                                  &Switch::on_link_state, &Switch::on_routes>;
 
  private:
   bool admit(const OutputPort& out, std::uint32_t wire_bytes) const;
@@ -58,6 +66,13 @@ class Switch final : public Device {
   void try_transmit(std::uint16_t port);
   // The next packet of `o`'s queues (there is one), out of the buffer and ingress accounting.
   Packet take_next(OutputPort& o);
+  // Takes `p`, which left its queue, out of the buffer and its ingress's accounting.
+  void release(const Packet& p);
+  // The port `p` leaves on while links are down: the routes' choice or, when that port's
+  // link is dead, another shortest-path port (an ECMP group drops dead members at once);
+  // kNoPort when no live port leads toward its destination.
+  static constexpr std::uint32_t kNoPort = 0xFFFFFFFFu;
+  std::uint32_t live_port(Packet& p);
 
   const topo::SwitchParams& params_;
   std::uint64_t buffered_ = 0;
