@@ -213,6 +213,13 @@ energy::StepEnergy step_energy(const WorkloadOptions& o, const topo::Topology& t
   return energy::account_step(t, *o.power, SimTime::ps(report.iteration_ps), gpus, link_bytes);
 }
 
+std::vector<std::int64_t> picoseconds(const std::vector<SimTime>& times) {
+  std::vector<std::int64_t> ps;
+  ps.reserve(times.size());
+  for (SimTime t : times) ps.push_back(t.picoseconds());
+  return ps;
+}
+
 goal::Schedule ranks_only(std::uint32_t ranks) {
   goal::ScheduleBuilder builder(ranks);
   for (goal::RankId r = 0; r < ranks; ++r) {
@@ -281,9 +288,8 @@ std::optional<bool> run_streamed(WorkloadOptions& o, const workload::WorkloadSpe
   const auto watch = std::make_unique<RunWatch>(o.sim.observe, parallel.is_root(), parallel.transport().size(),
                                                 fabric ? &t : nullptr, "ops", about_ops, true);
   workload::RoleTimelines timelines(stream->num_ranks());
-  auto hear = [&timelines](goal::RankId rank, std::uint8_t role, std::uint64_t start_ps, std::uint64_t end_ps) {
-    timelines.add(rank, static_cast<workload::OpRole>(role), static_cast<std::int64_t>(start_ps),
-                  static_cast<std::int64_t>(end_ps));
+  auto hear = [&timelines](goal::RankId rank, std::uint8_t role, SimTime start, SimTime end) {
+    timelines.add(rank, static_cast<workload::OpRole>(role), start.picoseconds(), end.picoseconds());
   };
   std::optional<exec::SimulationRun> run;
   try {
@@ -303,7 +309,7 @@ std::optional<bool> run_streamed(WorkloadOptions& o, const workload::WorkloadSpe
   if (!fabric) stream->finish();
   logging::logger("workload").debug("streamed step: {} busy interval(s) kept for the report", timelines.num_intervals());
   const goal::Schedule shape = ranks_only(stream->num_ranks());
-  const workload::StepReport report = workload::analyse_step(w, stream->totals(), timelines, run->result.rank_finish_ps);
+  const workload::StepReport report = workload::analyse_step(w, stream->totals(), timelines, picoseconds(run->result.rank_finish));
   nlohmann::json j = run_summary_json(o.sim, t, shape, description, *run);
   j.update(report_json(w, stream->totals(), report));
   j.update(reuse_json(stream->totals(), alone));
@@ -431,10 +437,11 @@ void run_workload_command(WorkloadOptions& o) {
     std::vector<std::int64_t> start(step.schedule.num_ops(), -1), end(step.schedule.num_ops(), -1);
     for (const exec::OpTime& ot : run->result.op_times) {
       const std::uint64_t g = step.schedule.rank(ot.rank).first_global_op() + ot.op;
-      start[g] = ot.start_ps;
-      end[g] = ot.end_ps;
+      start[g] = exec::picoseconds_or_never(ot.start);
+      end[g] = exec::picoseconds_or_never(ot.end);
     }
-    const workload::StepReport report = workload::analyse_step(w, step, start, end, run->result.rank_finish_ps);
+    const workload::StepReport report =
+        workload::analyse_step(w, step, start, end, picoseconds(run->result.rank_finish));
     nlohmann::json j = run_summary_json(o.sim, t, step.schedule, description, *run);
     j.update(report_json(w, step, report));
     j.update(reuse_json(step, alone.get()));
