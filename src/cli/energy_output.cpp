@@ -39,8 +39,7 @@ std::vector<energy::GpuActivity> activity_from_ops(const goal::Schedule& schedul
   for (const exec::OpTime& t : times) {
     const bool calc = schedule.rank(t.rank).kind(t.op) == goal::OpKind::Calc;
     if (t.start && t.end)
-      timelines.add(t.rank, calc ? workload::OpRole::Compute : workload::OpRole::TP, t.start->picoseconds(),
-                    t.end->picoseconds());
+      timelines.add(t.rank, calc ? workload::OpRole::Compute : workload::OpRole::TP, *t.start, *t.end);
   }
   std::vector<energy::GpuActivity> out;
   for (goal::RankId r = 0; r < schedule.num_ranks(); ++r) {
