@@ -153,8 +153,9 @@ nlohmann::json straggler_json(const std::vector<StragglerCost>& costs) {
   nlohmann::json out = nlohmann::json::array();
   for (const StragglerCost& c : costs) {
     nlohmann::json ranks = nlohmann::json::array();
-    for (const auto& [rank, delay] : c.most_delayed) ranks.push_back({{"rank", rank}, {"delay_ps", delay}});
-    out.push_back({{"source", c.label}, {"step_delay_ps", c.step_delay_ps}, {"most_delayed", ranks}});
+    for (const auto& [rank, delay] : c.most_delayed)
+      ranks.push_back({{"rank", rank}, {"delay_ps", delay.picoseconds()}});
+    out.push_back({{"source", c.label}, {"step_delay_ps", c.step_delay.picoseconds()}, {"most_delayed", ranks}});
   }
   return {{"stragglers", out}};
 }
@@ -163,12 +164,12 @@ std::string straggler_lines(const std::vector<StragglerCost>& costs) {
   std::ostringstream out;
   out << std::fixed << std::setprecision(3);
   for (const StragglerCost& c : costs) {
-    out << "straggler     " << c.label << ": step +" << static_cast<double>(c.step_delay_ps) / 1e6 << " us";
+    out << "straggler     " << c.label << ": step +" << to_duration(c.step_delay).microseconds() << " us";
     if (!c.most_delayed.empty()) {
       out << "; delays";
       for (std::size_t i = 0; i < c.most_delayed.size() && i < 4; ++i)
         out << (i ? "," : "") << " rank " << c.most_delayed[i].first << " +"
-            << static_cast<double>(c.most_delayed[i].second) / 1e6 << " us";
+            << to_duration(c.most_delayed[i].second).microseconds() << " us";
     }
     out << "\n";
   }

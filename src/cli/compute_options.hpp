@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "collsim/common/sim_time.hpp"
 #include "collsim/exec/compute_variation.hpp"
 
 namespace collsim::cli {
@@ -46,8 +47,8 @@ nlohmann::json compute_variation_json(const ComputeCliOptions& o, const exec::Co
 // each rank's delay. `run_again` simulates with the given options and returns the run (root).
 struct StragglerCost {
   std::string label;
-  std::int64_t step_delay_ps = 0;                           // makespan with it - without it
-  std::vector<std::pair<goal::RankId, std::int64_t>> most_delayed;  // ranks, most delayed first (8)
+  SimTime step_delay;                                          // makespan with it - without it
+  std::vector<std::pair<goal::RankId, SimTime>> most_delayed;  // ranks, most delayed first (8)
 };
 nlohmann::json straggler_json(const std::vector<StragglerCost>& costs);
 std::string straggler_lines(const std::vector<StragglerCost>& costs);

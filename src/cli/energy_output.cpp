@@ -38,7 +38,8 @@ std::vector<energy::GpuActivity> activity_from_ops(const goal::Schedule& schedul
   workload::RoleTimelines timelines(schedule.num_ranks());
   for (const exec::OpTime& t : times) {
     const bool calc = schedule.rank(t.rank).kind(t.op) == goal::OpKind::Calc;
-    timelines.add(t.rank, calc ? workload::OpRole::Compute : workload::OpRole::TP, t.start_ps, t.end_ps);
+    if (t.start && t.end)
+      timelines.add(t.rank, calc ? workload::OpRole::Compute : workload::OpRole::TP, *t.start, *t.end);
   }
   std::vector<energy::GpuActivity> out;
   for (goal::RankId r = 0; r < schedule.num_ranks(); ++r) {

@@ -163,9 +163,11 @@ void write_details(const FlowsOptions& o, const topo::Topology& t, const net::Fl
   r.links = link_directions(t);
   r.link_bytes_total = run.link_bytes;
   r.samples = run.link_samples;
-  for (const net::FlowOutcome& f : run.flows)
-    r.flows.push_back({f.spec.src, f.spec.dst, f.spec.bytes, f.spec.start.picoseconds(),
-                       f.delivered.is_infinite() ? -1 : f.delivered.picoseconds()});
+  for (const net::FlowOutcome& f : run.flows) {
+    out::FlowRecord& record =
+        r.flows.emplace_back(out::FlowRecord{f.spec.src, f.spec.dst, f.spec.bytes, f.spec.start, std::nullopt});
+    if (!f.delivered.is_infinite()) record.end = f.delivered;
+  }
   if (!o.observe.hdf5.empty()) out::write_run_results_hdf5(o.observe.hdf5, r);
   if (!o.observe.trace.empty()) out::write_trace_events(o.observe.trace, r);
 }

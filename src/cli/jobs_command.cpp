@@ -31,9 +31,14 @@ struct JobsOptions {
 struct JobResult {
   std::string description;
   std::vector<std::uint32_t> hosts;
-  std::int64_t together_ps = 0;  // from its start to its last rank's end
-  std::int64_t alone_ps = 0;
+  SimTime together;  // from its start to its last rank's end
+  SimTime alone;
   bool complete = true;
+
+  double slowdown() const {
+    if (alone <= SimTime::zero()) return 0.0;
+    return static_cast<double>(together.picoseconds()) / static_cast<double>(alone.picoseconds());
+  }
 };
 
 // Schedule and trace files named relative to the jobs file, if they are there.
@@ -115,13 +120,13 @@ void run_jobs(JobsOptions& o) {
       const std::optional<exec::SimulationRun> alone =
           simulate_schedule(o.sim, t, loaded[j].schedule, parallel, nullptr, &alone_placement);
       if (!parallel.is_root()) continue;
-      r.alone_ps = alone->result.makespan_ps;
+      r.alone = alone->result.makespan;
       r.complete = alone->result.complete;
       alone_bytes.push_back(alone->link_bytes);
-      std::int64_t end = 0;
+      SimTime end = SimTime::zero();
       for (goal::RankId k = merged.first_rank[j]; k < merged.first_rank[j + 1]; ++k)
-        end = std::max(end, together->result.rank_finish_ps[k]);
-      r.together_ps = end - specs[j].start.picoseconds();
+        end = std::max(end, together->result.rank_finish[k]);
+      r.together = end - specs[j].start;
     }
     if (!parallel.is_root()) return;
     complete = together->result.complete;
@@ -136,9 +141,9 @@ void run_jobs(JobsOptions& o) {
                         {"what", r.description},
                         {"gpus", r.hosts},
                         {"start_ps", specs[k].start.picoseconds()},
-                        {"together_ps", r.together_ps},
-                        {"alone_ps", r.alone_ps},
-                        {"slowdown", r.alone_ps > 0 ? static_cast<double>(r.together_ps) / static_cast<double>(r.alone_ps) : 0.0}});
+                        {"together_ps", r.together.picoseconds()},
+                        {"alone_ps", r.alone.picoseconds()},
+                        {"slowdown", r.slowdown()}});
       }
       j["jobs"] = list;
       nlohmann::json links = nlohmann::json::array();
@@ -163,10 +168,9 @@ void run_jobs(JobsOptions& o) {
       for (std::size_t k = 0; k < specs.size(); ++k) {
         const JobResult& r = results[k];
         std::cout << "job           " << specs[k].name << ": " << r.description << " on " << r.hosts.size()
-                  << " GPUs from " << format_duration(specs[k].start) << ": " << static_cast<double>(r.together_ps) / 1e9
-                  << " ms together, " << static_cast<double>(r.alone_ps) / 1e9 << " ms alone, slowdown "
-                  << (r.alone_ps > 0 ? static_cast<double>(r.together_ps) / static_cast<double>(r.alone_ps) : 0.0)
-                  << "x\n";
+                  << " GPUs from " << format_duration(specs[k].start) << ": "
+                  << static_cast<double>(r.together.picoseconds()) / 1e9 << " ms together, "
+                  << static_cast<double>(r.alone.picoseconds()) / 1e9 << " ms alone, slowdown " << r.slowdown() << "x\n";
       }
       if (o.sim.has_fabric()) {
         if (shared.empty()) std::cout << "shared links  none: no link carried two jobs' bytes\n";

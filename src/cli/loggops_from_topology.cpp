@@ -71,7 +71,7 @@ exec::ScaleUpMessages scale_up_messages(const topo::Topology& t, const net::Fabr
   const Path intra = shortest_path(t, t.host(0), t.host(1));
   s.hosts_per_server = per_node;
   s.bits_per_s = intra.bottleneck_bps;
-  s.latency_ps = intra.latency_ps;
+  s.latency = SimTime::ps(intra.latency_ps);
   s.mtu_bytes = fabric.mtu_bytes;
   s.header_bytes = fabric.header_bytes;
   return s;

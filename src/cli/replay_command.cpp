@@ -4,6 +4,7 @@
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "collsim/collectives/collective.hpp"
@@ -85,8 +86,8 @@ traces::TraceOptions trace_options(const ReplayOptions& o) {
 }
 
 struct CollectiveTime {
-  std::int64_t start_ps = -1;
-  std::int64_t end_ps = -1;  // -1: some op never finished
+  std::optional<SimTime> start;  // empty: no op started
+  std::optional<SimTime> end;    // empty: some op never finished
 };
 
 std::vector<CollectiveTime> collective_times(const traces::LoweredReplay& lowered, const exec::RunResult& r) {
@@ -98,14 +99,20 @@ std::vector<CollectiveTime> collective_times(const traces::LoweredReplay& lowere
     for (const traces::OpSpan& span : c.ops)
       for (goal::LocalOp op = span.begin; op < span.end; ++op) {
         const exec::OpTime& ot = r.op_times[s.rank(span.rank).first_global_op() + op];
-        if (ot.start_ps >= 0 && (t.start_ps < 0 || ot.start_ps < t.start_ps)) t.start_ps = ot.start_ps;
-        if (ot.end_ps < 0) finished = false;
-        t.end_ps = std::max(t.end_ps, ot.end_ps);
+        if (ot.start && (!t.start || *ot.start < *t.start)) t.start = ot.start;
+        if (!ot.end) finished = false;
+        t.end = std::max(t.end, ot.end);
       }
-    if (!finished) t.end_ps = -1;
+    if (!finished) t.end.reset();
     out.push_back(t);
   }
   return out;
+}
+
+// Empty when the collective did not finish.
+std::optional<SimTime> duration(const CollectiveTime& t) {
+  if (!t.start || !t.end) return std::nullopt;
+  return *t.end - *t.start;
 }
 
 nlohmann::json collectives_json(const traces::LoweredReplay& lowered, const std::vector<CollectiveTime>& times) {
@@ -116,9 +123,9 @@ nlohmann::json collectives_json(const traces::LoweredReplay& lowered, const std:
                     {"algorithm", c.algorithm},
                     {"bytes", c.bytes},
                     {"ranks", c.ranks},
-                    {"start_ps", times[i].start_ps},
-                    {"end_ps", times[i].end_ps},
-                    {"duration_ps", times[i].end_ps < 0 ? -1 : times[i].end_ps - times[i].start_ps},
+                    {"start_ps", exec::picoseconds_or_never(times[i].start)},
+                    {"end_ps", exec::picoseconds_or_never(times[i].end)},
+                    {"duration_ps", exec::picoseconds_or_never(duration(times[i]))},
                     {"origin", c.origin}});
   }
   return list;
@@ -133,12 +140,13 @@ void print_collectives(const traces::LoweredReplay& lowered, const std::vector<C
     const traces::LoweredCollective& c = lowered.collectives[i];
     std::cout << std::setw(6) << i << "  " << std::left << std::setw(14) << c.kind << "  " << std::setw(19) << c.algorithm
               << std::right << std::setw(10) << format_byte_size(c.bytes) << std::setw(7) << c.ranks.size();
-    if (times[i].end_ps < 0) {
-      std::cout << std::setw(12) << us(times[i].start_ps) << "  did not finish\n";
+    const std::optional<SimTime> took = duration(times[i]);
+    std::cout << std::setw(12) << us(exec::picoseconds_or_never(times[i].start));
+    if (!took) {
+      std::cout << "  did not finish\n";
       continue;
     }
-    std::cout << std::setw(12) << us(times[i].start_ps) << std::setw(12) << us(times[i].end_ps) << std::setw(13)
-              << us(times[i].end_ps - times[i].start_ps) << "\n";
+    std::cout << std::setw(12) << us(times[i].end->picoseconds()) << std::setw(13) << us(took->picoseconds()) << "\n";
   }
   if (lowered.collectives.size() > kShown)
     std::cout << "  ... and " << lowered.collectives.size() - kShown << " more (all of them with --json)\n";
@@ -188,7 +196,7 @@ void run_replay_command(const ReplayOptions& o) {
     std::optional<energy::StepEnergy> used;
     if (power) {
       const exec::Placement placement = place(sim, lowered.schedule.num_ranks(), t.num_hosts());
-      used = energy::account_step(t, *power, SimTime::ps(run->result.makespan_ps),
+      used = energy::account_step(t, *power, run->result.makespan,
                                   activity_from_ops(lowered.schedule, run->result.op_times, placement.host_of),
                                   run->link_bytes);
       j.update(energy_json(*used, *power, o.energy));

@@ -79,9 +79,9 @@ void run_run_command(RunOptions& o) {
         if (!run) continue;
         StragglerCost c;
         c.label = part.label;
-        c.step_delay_ps = run->result.makespan_ps - other->result.makespan_ps;
-        for (goal::RankId r = 0; r < run->result.rank_finish_ps.size(); ++r)
-          if (const std::int64_t d = run->result.rank_finish_ps[r] - other->result.rank_finish_ps[r]; d != 0)
+        c.step_delay = run->result.makespan - other->result.makespan;
+        for (goal::RankId r = 0; r < run->result.rank_finish.size(); ++r)
+          if (const SimTime d = run->result.rank_finish[r] - other->result.rank_finish[r]; d != SimTime::zero())
             c.most_delayed.emplace_back(r, d);
         std::stable_sort(c.most_delayed.begin(), c.most_delayed.end(),
                          [](const auto& a, const auto& b) { return a.second > b.second; });
@@ -108,7 +108,7 @@ void run_run_command(RunOptions& o) {
     std::optional<energy::StepEnergy> used;
     if (power) {
       const exec::Placement placement = place(o.sim, loaded.schedule.num_ranks(), t.num_hosts());
-      used = energy::account_step(t, *power, SimTime::ps(run->result.makespan_ps),
+      used = energy::account_step(t, *power, run->result.makespan,
                                   activity_from_ops(loaded.schedule, run->result.op_times, placement.host_of),
                                   run->link_bytes);
       j.update(energy_json(*used, *power, o.energy));

@@ -57,8 +57,8 @@ std::vector<out::CollectiveRecord> collective_records(const goal::Schedule& sche
   std::vector<std::int64_t> start(schedule.num_ops(), -1), end(schedule.num_ops(), -1);
   for (const exec::OpTime& t : times) {
     const std::uint64_t g = schedule.rank(t.rank).first_global_op() + t.op;
-    start[g] = t.start_ps;
-    end[g] = t.end_ps;
+    start[g] = exec::picoseconds_or_never(t.start);
+    end[g] = exec::picoseconds_or_never(t.end);
   }
   records.reserve(spans.size());
   for (const goal::OpSpan& s : spans) {

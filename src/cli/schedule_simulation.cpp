@@ -66,6 +66,9 @@ nlohmann::json run_summary_json(const SimulationCliOptions& o, const topo::Topol
                                 const std::string& description, const exec::SimulationRun& run) {
   const exec::RunResult& r = run.result;
   const pdes::RunStats& s = run.stats;
+  std::vector<std::int64_t> rank_finish_ps;
+  rank_finish_ps.reserve(r.rank_finish.size());
+  for (SimTime finish : r.rank_finish) rank_finish_ps.push_back(finish.picoseconds());
   nlohmann::json j = {
       {"complete", r.complete},
       {"schedule", description},
@@ -74,8 +77,8 @@ nlohmann::json run_summary_json(const SimulationCliOptions& o, const topo::Topol
       {"scale_up", o.has_fabric() ? o.scale_up : "-"},
       {"placement", o.placement_name()},
       {"ranks", schedule.num_ranks()},
-      {"makespan_ps", r.makespan_ps},
-      {"rank_finish_ps", r.rank_finish_ps},
+      {"makespan_ps", r.makespan.picoseconds()},
+      {"rank_finish_ps", rank_finish_ps},
       {"ops_total", r.ops_total},
       {"ops_completed", r.ops_completed},
       {"messages", r.messages},
@@ -114,11 +117,11 @@ void print_run_human(const SimulationCliOptions& o, const topo::Topology& t, con
                      const std::string& description, const exec::SimulationRun& run) {
   const exec::RunResult& r = run.result;
   const pdes::RunStats& s = run.stats;
-  auto us = [](std::int64_t ps) { return static_cast<double>(ps) / 1e6; };
+  auto us = [](SimTime time) { return to_duration(time).microseconds(); };
   std::size_t slowest = 0, fastest = 0;
-  for (std::size_t i = 0; i < r.rank_finish_ps.size(); ++i) {
-    if (r.rank_finish_ps[i] > r.rank_finish_ps[slowest]) slowest = i;
-    if (r.rank_finish_ps[i] < r.rank_finish_ps[fastest]) fastest = i;
+  for (std::size_t i = 0; i < r.rank_finish.size(); ++i) {
+    if (r.rank_finish[i] > r.rank_finish[slowest]) slowest = i;
+    if (r.rank_finish[i] < r.rank_finish[fastest]) fastest = i;
   }
   std::cout << std::fixed << std::setprecision(3);
   std::cout << "schedule      " << description << ", " << r.ops_total << " ops\n"
@@ -131,10 +134,10 @@ void print_run_human(const SimulationCliOptions& o, const topo::Topology& t, con
             << "\n"
             << (o.compute.any() ? compute_variation_line(o.compute, *o.compute.variation(schedule.num_ranks())) + "\n"
                                 : "")
-            << "makespan      " << us(r.makespan_ps) << " us";
-  if (!r.rank_finish_ps.empty())
-    std::cout << " (slowest rank " << slowest << ": " << us(r.rank_finish_ps[slowest]) << " us, fastest rank "
-              << fastest << ": " << us(r.rank_finish_ps[fastest]) << " us)";
+            << "makespan      " << us(r.makespan) << " us";
+  if (!r.rank_finish.empty())
+    std::cout << " (slowest rank " << slowest << ": " << us(r.rank_finish[slowest]) << " us, fastest rank "
+              << fastest << ": " << us(r.rank_finish[fastest]) << " us)";
   std::cout << "\n"
             << "completed     " << r.ops_completed << " of " << r.ops_total << " ops; " << r.messages << " messages, "
             << r.bytes << " bytes\n"

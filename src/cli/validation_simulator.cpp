@@ -25,7 +25,7 @@ std::optional<validation::SimulatedSchedule> PacketValidationSimulator::simulate
   if (!run) return std::nullopt;
   validation::SimulatedSchedule out;
   out.complete = run->result.complete;
-  out.makespan = SimTime::ps(run->result.makespan_ps);
+  out.makespan = run->result.makespan;
   out.events = run->stats.events;
   out.ops_completed = run->result.ops_completed;
   out.ops_total = run->result.ops_total;

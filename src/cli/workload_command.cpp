@@ -137,39 +137,41 @@ nlohmann::json dims_json(const auto& values) {
 
 nlohmann::json report_json(const workload::WorkloadSpec& w, const workload::StepTotals& step,
                            const workload::StepReport& r) {
+  std::array<std::int64_t, workload::kDimensions> exposed_comm_ps{};
+  for (std::size_t d = 0; d < workload::kDimensions; ++d) exposed_comm_ps[d] = r.exposed_comm[d].picoseconds();
   return {{"workload", w.name},
           {"model", w.model.name},
           {"gpus", w.world()},
           {"micro_batches", step.micro_batches},
-          {"iteration_ps", r.iteration_ps},
+          {"iteration_ps", r.iteration.picoseconds()},
           {"critical_rank", r.critical_rank},
-          {"compute_ps", r.compute_ps},
-          {"exposed_comm_ps", dims_json(r.exposed_comm_ps)},
-          {"idle_ps", r.idle_ps},
+          {"compute_ps", r.compute.picoseconds()},
+          {"exposed_comm_ps", dims_json(exposed_comm_ps)},
+          {"idle_ps", r.idle.picoseconds()},
           {"mfu", r.mfu},
           {"model_flops", step.model_flops},
           {"bytes_per_rank", dims_json(r.bytes_per_rank)}};
 }
 
 void print_report(const workload::WorkloadSpec& w, const workload::StepReport& r) {
-  const double it = static_cast<double>(r.iteration_ps);
-  auto ms = [](std::int64_t ps) { return static_cast<double>(ps) / 1e9; };
-  auto pct = [&](std::int64_t ps) { return it > 0 ? 100.0 * static_cast<double>(ps) / it : 0.0; };
-  std::cout << std::fixed << std::setprecision(3) << "iteration     " << ms(r.iteration_ps)
+  const double it = static_cast<double>(r.iteration.picoseconds());
+  auto ms = [](SimTime t) { return static_cast<double>(t.picoseconds()) / 1e9; };
+  auto pct = [&](SimTime t) { return it > 0 ? 100.0 * static_cast<double>(t.picoseconds()) / it : 0.0; };
+  std::cout << std::fixed << std::setprecision(3) << "iteration     " << ms(r.iteration)
             << " ms (slowest rank " << r.critical_rank << "), MFU " << std::setprecision(1) << 100 * r.mfu << " %\n"
             << "where the time goes on rank " << r.critical_rank << ":\n";
-  auto row = [&](const std::string& what, std::int64_t ps) {
+  auto row = [&](const std::string& what, SimTime t) {
     std::cout << "  " << std::left << std::setw(30) << what << std::right << std::setw(12) << std::setprecision(3)
-              << ms(ps) << " ms " << std::setw(6) << std::setprecision(1) << pct(ps) << " %\n";
+              << ms(t) << " ms " << std::setw(6) << std::setprecision(1) << pct(t) << " %\n";
   };
-  row("compute", r.compute_ps);
+  row("compute", r.compute);
   for (workload::Dimension d : kDims) {
     if (d == workload::Dimension::EP && w.parallel.ep <= 1) continue;
     std::string what = "exposed " + std::string(workload::to_string(d)) + " communication";
     if (d == workload::Dimension::PP) what = "exposed pp (incl. bubble)";
-    row(what, r.exposed_comm_ps[static_cast<std::size_t>(d)]);
+    row(what, r.exposed_comm[static_cast<std::size_t>(d)]);
   }
-  row("idle", r.idle_ps);
+  row("idle", r.idle);
   std::cout << "bytes sent per GPU:";
   for (workload::Dimension d : kDims)
     std::cout << " " << workload::to_string(d) << " " << std::setprecision(1)
@@ -210,7 +212,7 @@ energy::StepEnergy step_energy(const WorkloadOptions& o, const topo::Topology& t
     const workload::RankActivity a = timelines.activity(r);
     gpus.push_back({placement.host_of[r], a.computing, a.communicating});
   }
-  return energy::account_step(t, *o.power, SimTime::ps(report.iteration_ps), gpus, link_bytes);
+  return energy::account_step(t, *o.power, report.iteration, gpus, link_bytes);
 }
 
 goal::Schedule ranks_only(std::uint32_t ranks) {
@@ -227,7 +229,7 @@ goal::Schedule ranks_only(std::uint32_t ranks) {
 struct RoleInterval {
   goal::RankId rank;
   std::uint32_t role;
-  std::int64_t start_ps, end_ps;
+  SimTime start, end;
 };
 struct RankTotals {
   goal::RankId rank;
@@ -251,7 +253,7 @@ void gather_ranks(pdes::Transport& transport, workload::StepStream& stream, work
   totals = pdes::gather_values(transport, totals);
   if (transport.rank() != 0) return;
   workload::RoleTimelines all(stream.num_ranks());
-  for (const RoleInterval& i : intervals) all.add(i.rank, static_cast<workload::OpRole>(i.role), i.start_ps, i.end_ps);
+  for (const RoleInterval& i : intervals) all.add(i.rank, static_cast<workload::OpRole>(i.role), i.start, i.end);
   timelines = std::move(all);
   for (const RankTotals& t : totals) stream.set_rank_totals(t.rank, t.compute_ns, t.bytes_sent, t.collectives_reused);
 }
@@ -281,9 +283,8 @@ std::optional<bool> run_streamed(WorkloadOptions& o, const workload::WorkloadSpe
   const auto watch = std::make_unique<RunWatch>(o.sim.observe, parallel.is_root(), parallel.transport().size(),
                                                 fabric ? &t : nullptr, "ops", about_ops, true);
   workload::RoleTimelines timelines(stream->num_ranks());
-  auto hear = [&timelines](goal::RankId rank, std::uint8_t role, std::uint64_t start_ps, std::uint64_t end_ps) {
-    timelines.add(rank, static_cast<workload::OpRole>(role), static_cast<std::int64_t>(start_ps),
-                  static_cast<std::int64_t>(end_ps));
+  auto hear = [&timelines](goal::RankId rank, std::uint8_t role, SimTime start, SimTime end) {
+    timelines.add(rank, static_cast<workload::OpRole>(role), start, end);
   };
   std::optional<exec::SimulationRun> run;
   try {
@@ -303,7 +304,7 @@ std::optional<bool> run_streamed(WorkloadOptions& o, const workload::WorkloadSpe
   if (!fabric) stream->finish();
   logging::logger("workload").debug("streamed step: {} busy interval(s) kept for the report", timelines.num_intervals());
   const goal::Schedule shape = ranks_only(stream->num_ranks());
-  const workload::StepReport report = workload::analyse_step(w, stream->totals(), timelines, run->result.rank_finish_ps);
+  const workload::StepReport report = workload::analyse_step(w, stream->totals(), timelines, run->result.rank_finish);
   nlohmann::json j = run_summary_json(o.sim, t, shape, description, *run);
   j.update(report_json(w, stream->totals(), report));
   j.update(reuse_json(stream->totals(), alone));
@@ -428,13 +429,13 @@ void run_workload_command(WorkloadOptions& o) {
     const std::optional<exec::SimulationRun> run = simulate_schedule(o.sim, t, step.schedule, parallel, watch.get());
     if (!run) return;
     complete = run->result.complete;
-    std::vector<std::int64_t> start(step.schedule.num_ops(), -1), end(step.schedule.num_ops(), -1);
+    std::vector<std::optional<SimTime>> start(step.schedule.num_ops()), end(step.schedule.num_ops());
     for (const exec::OpTime& ot : run->result.op_times) {
       const std::uint64_t g = step.schedule.rank(ot.rank).first_global_op() + ot.op;
-      start[g] = ot.start_ps;
-      end[g] = ot.end_ps;
+      start[g] = ot.start;
+      end[g] = ot.end;
     }
-    const workload::StepReport report = workload::analyse_step(w, step, start, end, run->result.rank_finish_ps);
+    const workload::StepReport report = workload::analyse_step(w, step, start, end, run->result.rank_finish);
     nlohmann::json j = run_summary_json(o.sim, t, step.schedule, description, *run);
     j.update(report_json(w, step, report));
     j.update(reuse_json(step, alone.get()));
@@ -444,7 +445,8 @@ void run_workload_command(WorkloadOptions& o) {
       for (goal::RankId r = 0; r < step.schedule.num_ranks(); ++r) {
         const std::uint64_t first = step.schedule.rank(r).first_global_op();
         for (std::uint64_t op = 0; op < step.schedule.rank(r).num_ops(); ++op)
-          timelines.add(r, step.role[first + op], start[first + op], end[first + op]);
+          if (start[first + op] && end[first + op])
+            timelines.add(r, step.role[first + op], *start[first + op], *end[first + op]);
       }
       used = step_energy(o, t, timelines, report, run->link_bytes);
       j.update(energy_json(*used, *o.power, o.energy));

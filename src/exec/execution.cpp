@@ -4,11 +4,11 @@
 
 namespace collsim::exec {
 
-std::int64_t ScaleUpMessages::wire_ps(std::uint64_t bytes) const {
+SimTime ScaleUpMessages::wire_time(std::uint64_t bytes) const {
   const std::uint64_t packets = bytes == 0 ? 1 : (bytes + mtu_bytes - 1) / mtu_bytes;
   // long double: bits × 10^12 overflows 64 bits from about a megabyte on.
   const long double bits = 8.0L * static_cast<long double>(bytes + packets * header_bytes);
-  return static_cast<std::int64_t>(std::ceil(bits * 1e12L / static_cast<long double>(bits_per_s)));
+  return SimTime::ps(static_cast<std::int64_t>(std::ceil(bits * 1e12L / static_cast<long double>(bits_per_s))));
 }
 
 std::string describe_op(goal::LocalOp index, const goal::Op& op) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <tuple>
 #include <unordered_map>
@@ -32,6 +33,12 @@ std::vector<std::string> gather_lines(pdes::Transport& transport, const std::vec
   return all;
 }
 
+// An op store's time, where -1 stands for never.
+std::optional<SimTime> ran_at(std::int64_t ps) {
+  if (ps < 0) return std::nullopt;
+  return SimTime::ps(ps);
+}
+
 // Every message's start (seen by its sender) joined with its arrival (seen by its receiver),
 // on rank 0.
 std::vector<MessageFlow> gather_flows(pdes::Transport& transport, net::Fabric& fabric) {
@@ -52,13 +59,15 @@ std::vector<MessageFlow> gather_flows(pdes::Transport& transport, net::Fabric& f
   flows.reserve(starts.size());
   for (const FlowStart& s : starts) {
     const auto it = arrived.find((std::uint64_t{s.src_host} << 40) ^ s.flow);
-    flows.push_back({s.src_host, s.dst_host, s.bytes, s.start_ps, it == arrived.end() ? -1 : it->second});
+    MessageFlow& f =
+        flows.emplace_back(MessageFlow{s.src_host, s.dst_host, s.bytes, SimTime::ps(s.start_ps), std::nullopt});
+    if (it != arrived.end()) f.end = SimTime::ps(it->second);
   }
   // A total order: a host may start several flows in one picosecond, and the order in which
   // they were gathered depends on how hosts are spread over simulator ranks.
   std::sort(flows.begin(), flows.end(), [](const MessageFlow& a, const MessageFlow& b) {
-    return std::tie(a.start_ps, a.src_host, a.dst_host, a.bytes, a.end_ps) <
-           std::tie(b.start_ps, b.src_host, b.dst_host, b.bytes, b.end_ps);
+    return std::tie(a.start, a.src_host, a.dst_host, a.bytes, a.end) <
+           std::tie(b.start, b.src_host, b.dst_host, b.bytes, b.end);
   });
   return flows;
 }
@@ -77,10 +86,10 @@ void collect_results(pdes::Transport& transport, SimulationRun& run, std::uint64
   r.events_per_s = run.stats.events_per_s;
   r.ops_total = ops_total;
   if (transport.rank() != 0) return;
-  r.rank_finish_ps.assign(num_ranks, 0);
+  r.rank_finish.assign(num_ranks, SimTime::zero());
   for (const RankSummary& s : summaries) {
-    r.rank_finish_ps[s.rank] = s.finish_ps;
-    r.makespan_ps = std::max(r.makespan_ps, s.finish_ps);
+    r.rank_finish[s.rank] = SimTime::ps(s.finish_ps);
+    r.makespan = std::max(r.makespan, r.rank_finish[s.rank]);
     r.ops_completed += s.ops_done;
     r.messages += s.messages;
     r.bytes += s.bytes;
@@ -90,7 +99,7 @@ void collect_results(pdes::Transport& transport, SimulationRun& run, std::uint64
   r.unmatched = std::move(unmatched);
   if (!r.unmatched.empty() || !r.blocked.empty()) r.complete = false;
   logging::logger("exec").debug("executed: {} of {} op(s) complete, makespan {} ps, {} events in {:.3f} s",
-                                r.ops_completed, r.ops_total, r.makespan_ps, r.events, r.wall_s);
+                                r.ops_completed, r.ops_total, r.makespan.picoseconds(), r.events, r.wall_s);
 }
 
 // Runs the fabric with an App on every host; `after(fabric, run)` reads the hosts before the
@@ -161,7 +170,8 @@ SimulationRun run_on_fabric(const topo::Topology& topology, const net::FabricPar
             for (goal::RankId r : placement.ranks_on[host->index()]) {
               const auto& start = ops.start_times(r);
               const auto& end = ops.end_times(r);
-              for (goal::LocalOp i = 0; i < start.size(); ++i) times.push_back({r, i, start[i], end[i]});
+              for (goal::LocalOp i = 0; i < start.size(); ++i)
+                times.push_back({r, i, ran_at(start[i]), ran_at(end[i])});
             }
           times = pdes::gather_values(transport, times);
         }
@@ -187,7 +197,13 @@ SimulationRun run_stream_on_fabric(const topo::Topology& topology, const net::Fa
   logging::logger("exec").debug("executing a stream of {} rank(s) on '{}' over {} simulator rank(s)",
                                 stream.num_ranks(), topology.name(), transport.size());
   using Executor = HostExecutor<StreamedOps>;
-  OpWindows windows(stream, std::move(on_finished), /*hold_sends=*/false);
+  WindowOpFinished heard;
+  if (on_finished)
+    heard = [&on_finished](goal::RankId rank, std::uint8_t label, std::uint64_t start, std::uint64_t end) {
+      on_finished(rank, label, SimTime::ps(static_cast<std::int64_t>(start)),
+                  SimTime::ps(static_cast<std::int64_t>(end)));
+    };
+  OpWindows windows(stream, std::move(heard), /*hold_sends=*/false);
   StreamedOps ops(windows);
   auto make_app = [&](net::HostIndex h) { return std::make_unique<Executor>(ops, placement, host_params, h); };
   return run_apps<Executor>(

@@ -77,13 +77,13 @@ class ScaleUpPort {
   // Data of `bytes` cleared to send at `now` leaves once the port has sent what it was sending.
   Departure depart(std::int64_t now, std::uint64_t bytes) {
     const std::int64_t start = std::max(now, tx_free_ps_);
-    const std::int64_t wire = s_.wire_ps(bytes);
+    const std::int64_t wire = s_.wire_time(bytes).picoseconds();
     tx_free_ps_ = start + wire;
-    return {start, start + wire + 2 * s_.latency_ps};
+    return {start, start + wire + 2 * s_.latency.picoseconds()};
   }
   // Its notice arrived at `now`: the data is in after what the port is taking in.
   std::int64_t arrive(std::int64_t now, std::uint64_t bytes) {
-    rx_free_ps_ = std::max(now, rx_free_ps_) + s_.wire_ps(bytes);
+    rx_free_ps_ = std::max(now, rx_free_ps_) + s_.wire_time(bytes).picoseconds();
     return rx_free_ps_;
   }
 

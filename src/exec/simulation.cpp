@@ -1,6 +1,7 @@
 #include "collsim/exec/simulation.hpp"
 
 #include <chrono>
+#include <optional>
 #include <stdexcept>
 
 #include "collsim/exec/fabric_executor.hpp"
@@ -14,16 +15,21 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-std::int64_t ns_to_ps(std::uint64_t ns) { return ns == kNever ? std::int64_t{-1} : static_cast<std::int64_t>(ns) * 1000; }
+SimTime ns_to_time(std::uint64_t ns) { return SimTime::ns(static_cast<std::int64_t>(ns)); }
 
-// The counters of a LogGOPS run, as a fabric run reports them (times in ps).
+std::optional<SimTime> ran_at(std::uint64_t ns) {
+  if (ns == kNever) return std::nullopt;
+  return ns_to_time(ns);
+}
+
+// The counters of a LogGOPS run, as a fabric run reports them.
 SimulationRun run_of(const LogGOPSResult& l, std::uint64_t ops_total, double wall_s) {
   SimulationRun run;
   RunResult& r = run.result;
   r.wall_s = wall_s;
   r.complete = l.complete;
-  r.makespan_ps = static_cast<std::int64_t>(l.makespan) * 1000;
-  for (std::uint64_t t : l.rank_finish) r.rank_finish_ps.push_back(static_cast<std::int64_t>(t) * 1000);
+  r.makespan = ns_to_time(l.makespan);
+  for (std::uint64_t t : l.rank_finish) r.rank_finish.push_back(ns_to_time(t));
   r.ops_total = ops_total;
   r.ops_completed = l.ops_completed;
   r.messages = l.messages;
@@ -85,7 +91,7 @@ SimulationRun simulate(const goal::Schedule& schedule, const NetworkSetup& setup
       const goal::RankOps ops = schedule.rank(rank);
       for (goal::LocalOp i = 0; i < ops.num_ops(); ++i) {
         const std::uint64_t g = ops.first_global_op() + i;
-        r.op_times.push_back({rank, i, ns_to_ps(l.op_start[g]), ns_to_ps(l.op_end[g])});
+        r.op_times.push_back({rank, i, ran_at(l.op_start[g]), ran_at(l.op_end[g])});
       }
     }
   return run;
@@ -107,7 +113,7 @@ SimulationRun simulate(goal::ScheduleStream& stream, const NetworkSetup& setup, 
   options.compute = setup.compute.get();
   if (on_finished)
     options.on_finished = [&on_finished](goal::RankId rank, std::uint8_t label, std::uint64_t start, std::uint64_t end) {
-      on_finished(rank, label, start * 1000, end * 1000);
+      on_finished(rank, label, ns_to_time(start), ns_to_time(end));
     };
   const auto t0 = std::chrono::steady_clock::now();
   const LogGOPSStreamResult l = simulate_loggops_stream(stream, setup.loggops, options);

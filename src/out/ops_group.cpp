@@ -59,9 +59,13 @@ void write_ops_group(const h5::Node& root, const goal::Schedule& schedule, std::
   });
   h5::set_attribute(bytes, "units", "bytes");
   write<std::uint8_t>(ops, "cpu", times, [&](const exec::OpTime& t) { return schedule.rank(t.rank).cpu(t.op); });
-  const h5::Node start = write<std::int64_t>(ops, "start_ps", times, [](const exec::OpTime& t) { return t.start_ps; });
+  const h5::Node start = write<std::int64_t>(ops, "start_ps", times, [](const exec::OpTime& t) {
+    return exec::picoseconds_or_never(t.start);
+  });
   h5::set_attribute(start, "units", "ps (-1: never started)");
-  const h5::Node end = write<std::int64_t>(ops, "end_ps", times, [](const exec::OpTime& t) { return t.end_ps; });
+  const h5::Node end = write<std::int64_t>(ops, "end_ps", times, [](const exec::OpTime& t) {
+    return exec::picoseconds_or_never(t.end);
+  });
   h5::set_attribute(end, "units", "ps (-1: never ended)");
 
   if (op_role.empty()) return;

@@ -1,6 +1,8 @@
 #include <cstdio>
+#include <functional>
 #include <optional>
 #include <stdexcept>
+#include <type_traits>
 
 #include "collsim/out/run_results.hpp"
 #include "hdf5_node.hpp"
@@ -25,7 +27,7 @@ void check(const RunResults& r) {
                                 " entries for " + std::to_string(r.links.size()) + " link directions");
   check_samples(r.samples, r.links);
   for (const FlowRecord& f : r.flows) {
-    if (f.end_ps != -1 && f.end_ps < f.start_ps)
+    if (f.end && *f.end < f.start)
       throw std::invalid_argument("a flow from host " + std::to_string(f.src_host) + " to " +
                                   std::to_string(f.dst_host) + " ends before it starts");
   }
@@ -36,12 +38,13 @@ void check(const RunResults& r) {
   }
 }
 
-template <typename Record, typename T>
-h5::Node write(const h5::Node& group, const char* name, const std::vector<Record>& records, T Record::*field,
+// `field`: a member of Record, or what to write of one.
+template <typename Record, typename Field>
+h5::Node write(const h5::Node& group, const char* name, const std::vector<Record>& records, Field field,
                const char* units = nullptr) {
-  std::vector<T> column;
+  std::vector<std::decay_t<std::invoke_result_t<Field, const Record&>>> column;
   column.reserve(records.size());
-  for (const Record& r : records) column.push_back(r.*field);
+  for (const Record& r : records) column.push_back(std::invoke(field, r));
   h5::Node set = h5::write_column(group, name, column);
   if (units != nullptr) h5::set_attribute(set, "units", units);
   return set;
@@ -65,12 +68,12 @@ void write_flows(const h5::Node& root, const std::vector<FlowRecord>& flows) {
   write(group, "src_host", flows, &FlowRecord::src_host);
   write(group, "dst_host", flows, &FlowRecord::dst_host);
   write(group, "bytes", flows, &FlowRecord::bytes, "bytes");
-  write(group, "start_ps", flows, &FlowRecord::start_ps, "ps");
-  write(group, "end_ps", flows, &FlowRecord::end_ps, "ps (-1: never delivered)");
-  std::vector<std::int64_t> fct;
-  fct.reserve(flows.size());
-  for (const FlowRecord& f : flows) fct.push_back(f.end_ps < 0 ? -1 : f.end_ps - f.start_ps);
-  h5::set_attribute(h5::write_column(group, "fct_ps", fct), "units", "ps (-1: never delivered)");
+  write(group, "start_ps", flows, [](const FlowRecord& f) { return f.start.picoseconds(); }, "ps");
+  write(group, "end_ps", flows, [](const FlowRecord& f) { return exec::picoseconds_or_never(f.end); },
+        "ps (-1: never delivered)");
+  write(group, "fct_ps", flows, [](const FlowRecord& f) {
+    return exec::picoseconds_or_never(f.end ? std::optional(*f.end - f.start) : std::nullopt);
+  }, "ps (-1: never delivered)");
 }
 
 void write_collectives(const h5::Node& root, const RunResults& r) {

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 #include <tuple>
 
@@ -19,6 +20,7 @@ constexpr int kCollectivesThread = 1000;
 constexpr const char* kLinksProcessName = "links";
 
 double us(std::int64_t ps) { return static_cast<double>(ps) / 1e6; }
+double us(SimTime t) { return us(t.picoseconds()); }
 
 std::string op_name(const goal::RankOps& ops, goal::LocalOp i, const std::string& context) {
   const std::string prefix = context.empty() ? "" : context + " ";
@@ -55,7 +57,7 @@ nlohmann::json flow_trace(const RunResults& r, const TraceLimits& limits) {
   std::map<std::uint32_t, bool> named;
   std::uint64_t slices = 0;
   for (const FlowRecord& f : r.flows) {
-    if (f.end_ps < 0 || slices >= limits.max_op_slices) continue;
+    if (!f.end || slices >= limits.max_op_slices) continue;
     if (!named[f.src_host]) {
       named[f.src_host] = true;
       name_process(events, static_cast<int>(f.src_host), "host " + std::to_string(f.src_host),
@@ -63,8 +65,8 @@ nlohmann::json flow_trace(const RunResults& r, const TraceLimits& limits) {
     }
     events.push_back({{"ph", "X"},
                       {"name", "flow " + format_byte_size(f.bytes) + " \u2192 host " + std::to_string(f.dst_host)},
-                      {"pid", static_cast<int>(f.src_host)}, {"tid", 0}, {"ts", us(f.start_ps)},
-                      {"dur", us(f.end_ps - f.start_ps)}});
+                      {"pid", static_cast<int>(f.src_host)}, {"tid", 0}, {"ts", us(f.start)},
+                      {"dur", us(*f.end - f.start)}});
     ++slices;
   }
   return {{"traceEvents", events},
@@ -97,8 +99,10 @@ nlohmann::json trace_events(const RunResults& r, const TraceLimits& limits) {
     return "";
   };
 
-  std::vector<std::pair<std::int64_t, std::int64_t>> when(s.num_ops(), {-1, -1});
-  for (const exec::OpTime& t : r.op_times) when[s.rank(t.rank).first_global_op() + t.op] = {t.start_ps, t.end_ps};
+  std::vector<const exec::OpTime*> when(s.num_ops(), nullptr);  // null: no time recorded
+  for (const exec::OpTime& t : r.op_times) when[s.rank(t.rank).first_global_op() + t.op] = &t;
+  const auto started = [&](std::uint64_t g) { return when[g] ? when[g]->start : std::nullopt; };
+  const auto ended = [&](std::uint64_t g) { return when[g] ? when[g]->end : std::nullopt; };
 
   std::uint64_t slices = 0, arrows = 0;
   for (goal::RankId rank = 0; rank < s.num_ranks(); ++rank) {
@@ -109,15 +113,15 @@ nlohmann::json trace_events(const RunResults& r, const TraceLimits& limits) {
     std::vector<bool> seen(256, false);
     for (goal::LocalOp i = 0; i < ops.num_ops(); ++i) {
       const std::uint64_t g = ops.first_global_op() + i;
-      const auto [start, end] = when[g];
-      if (start < 0 || end < 0) continue;  // never ran (an incomplete run)
+      const std::optional<SimTime> start = started(g), end = ended(g);
+      if (!start || !end) continue;  // never ran (an incomplete run)
       const int tid = ops.cpu(i);
       if (!seen[static_cast<std::size_t>(tid)]) {
         seen[static_cast<std::size_t>(tid)] = true;
         name_thread(events, pid, tid, "cpu " + std::to_string(tid));
       }
       events.push_back({{"ph", "X"}, {"name", op_name(ops, i, context(g))}, {"pid", pid}, {"tid", tid},
-                        {"ts", us(start)}, {"dur", us(end - start)},
+                        {"ts", us(*start)}, {"dur", us(*end - *start)},
                         {"args", {{"op", i}, {ops.kind(i) == goal::OpKind::Calc ? "ns" : "bytes", ops.size(i)}}}});
       ++slices;
     }
@@ -143,14 +147,15 @@ nlohmann::json trace_events(const RunResults& r, const TraceLimits& limits) {
       const std::uint64_t send = it->second.front();
       it->second.pop_front();
       const std::uint64_t recv = ops.first_global_op() + i;
-      if (when[send].first < 0 || when[recv].second < 0) continue;
+      const std::optional<SimTime> sent = started(send), received = ended(recv);
+      if (!sent || !received) continue;
       const goal::RankId from = ops.peer(i);
       const goal::RankOps from_ops = s.rank(from);
       const goal::LocalOp send_op = static_cast<goal::LocalOp>(send - from_ops.first_global_op());
       events.push_back({{"ph", "s"}, {"name", "message"}, {"cat", "message"}, {"id", arrows},
-                        {"pid", static_cast<int>(from)}, {"tid", from_ops.cpu(send_op)}, {"ts", us(when[send].first)}});
+                        {"pid", static_cast<int>(from)}, {"tid", from_ops.cpu(send_op)}, {"ts", us(*sent)}});
       events.push_back({{"ph", "f"}, {"bp", "e"}, {"name", "message"}, {"cat", "message"}, {"id", arrows},
-                        {"pid", static_cast<int>(rank)}, {"tid", ops.cpu(i)}, {"ts", us(when[recv].second)}});
+                        {"pid", static_cast<int>(rank)}, {"tid", ops.cpu(i)}, {"ts", us(*received)}});
       ++arrows;
     }
   }

@@ -201,7 +201,7 @@ const std::vector<std::int64_t>& AloneTimingTable::alone_ps(const collectives::P
                              " ranks did not complete when simulated alone");
   std::vector<std::int64_t> ends;
   ends.reserve(alone.group.size());
-  for (goal::RankId r : alone.group) ends.push_back(run.result.rank_finish_ps.at(r));
+  for (goal::RankId r : alone.group) ends.push_back(run.result.rank_finish.at(r).picoseconds());
   seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ++timed_;
   logging::logger("reuse").debug("timed alone{}: {} ({} events)",

@@ -103,7 +103,7 @@ std::int64_t simulate(const Request& q, std::uint32_t ack_every = 1u << 30) {
                                     make_placement(PlacementMethod::Linear, hosts, hosts), host)
                           .result;
   EXPECT_TRUE(r.complete) << q.algorithm;
-  return r.makespan_ps;
+  return r.makespan.picoseconds();
 }
 
 void expect_within_1_percent(const Request& q, std::int64_t formula_ps) {

@@ -67,16 +67,16 @@ TEST(FabricExecutor, PingPongTakesTwoOneWayTimes) {
   ASSERT_TRUE(r.complete);
   // Rank 0's receive ends the exchange; its send finished when the first message was acked.
   EXPECT_EQ(one_way(10000), 3'148'160);
-  EXPECT_EQ(r.rank_finish_ps[0], 2 * one_way(10000) + kBehindAck);
+  EXPECT_EQ(r.rank_finish[0], SimTime::ps(2 * one_way(10000) + kBehindAck));
   // Rank 1's send finishes when its data is acknowledged.
-  EXPECT_EQ(r.rank_finish_ps[1], 2 * one_way(10000) + kBehindAck + ack_one_way());
-  EXPECT_EQ(r.makespan_ps, r.rank_finish_ps[1]);
+  EXPECT_EQ(r.rank_finish[1], SimTime::ps(2 * one_way(10000) + kBehindAck + ack_one_way()));
+  EXPECT_EQ(r.makespan, r.rank_finish[1]);
   EXPECT_EQ(r.ops_completed, 4u);
   EXPECT_EQ(r.messages, 2u);
   EXPECT_EQ(r.bytes, 20000u);
   ASSERT_EQ(r.op_times.size(), 4u);
-  EXPECT_EQ(r.op_times[0].end_ps, one_way(10000) + ack_one_way());  // rank 0's send
-  EXPECT_EQ(r.op_times[2].end_ps, one_way(10000));                  // rank 1's receive
+  EXPECT_EQ(r.op_times[0].end, SimTime::ps(one_way(10000) + ack_one_way()));  // rank 0's send
+  EXPECT_EQ(r.op_times[2].end, SimTime::ps(one_way(10000)));                  // rank 1's receive
 }
 
 TEST(FabricExecutor, RendezvousAddsARequestAndAClearToSend) {
@@ -88,7 +88,7 @@ TEST(FabricExecutor, RendezvousAddsARequestAndAClearToSend) {
   EXPECT_EQ(control, 2'020'480);
   // Every flow but the first starts as its host acknowledges the flow it answers: the
   // clear-to-send and the data of the first message, all three flows of the second.
-  EXPECT_EQ(r.rank_finish_ps[0], 2 * (2 * control + one_way(10000)) + 5 * kBehindAck);
+  EXPECT_EQ(r.rank_finish[0], SimTime::ps(2 * (2 * control + one_way(10000)) + 5 * kBehindAck));
 }
 
 TEST(FabricExecutor, HostOverheadsChargeTheCpu) {
@@ -99,7 +99,7 @@ TEST(FabricExecutor, HostOverheadsChargeTheCpu) {
   const std::int64_t overhead = 1'000'000 + 9999 * 500;  // o + (s-1) O
   // Each message: the sender's overhead, the network, the receiver's overhead.
   // The reply leaves after the receiver's overhead, when the ACK is long gone.
-  EXPECT_EQ(r.rank_finish_ps[0], 2 * (overhead + one_way(10000) + overhead));
+  EXPECT_EQ(r.rank_finish[0], SimTime::ps(2 * (overhead + one_way(10000) + overhead)));
 }
 
 // Two messages of three 4096-byte packets from rank 0 to rank 1, started together.
@@ -124,14 +124,14 @@ TEST(FabricExecutor, MessagesOfOneConnectionLeaveInOrder) {
   // Same tag, one connection: the second message's packets follow the first's.
   const RunResult same = run(two_messages(0), 2, PacketHostParams{}, true);
   ASSERT_EQ(same.op_times.size(), 4u);
-  EXPECT_EQ(same.op_times[2].end_ps, arrival(2));
-  EXPECT_EQ(same.op_times[3].end_ps, arrival(5));
+  EXPECT_EQ(same.op_times[2].end, SimTime::ps(arrival(2)));
+  EXPECT_EQ(same.op_times[3].end, SimTime::ps(arrival(5)));
   // Different tags, two connections: they take turns packet by packet once both are there
   // (A0 went alone): A0 A1 B0 A2 B1 B2.
   const RunResult two = run(two_messages(1), 2, PacketHostParams{}, true);
   ASSERT_EQ(two.op_times.size(), 4u);
-  EXPECT_EQ(two.op_times[2].end_ps, arrival(3));
-  EXPECT_EQ(two.op_times[3].end_ps, arrival(5));
+  EXPECT_EQ(two.op_times[2].end, SimTime::ps(arrival(3)));
+  EXPECT_EQ(two.op_times[3].end, SimTime::ps(arrival(5)));
 }
 
 goal::Schedule two_calcs(std::uint8_t cpu_of_second, bool irequires) {
@@ -145,9 +145,9 @@ goal::Schedule two_calcs(std::uint8_t cpu_of_second, bool irequires) {
 }
 
 TEST(FabricExecutor, CpusAreSequentialResources) {
-  EXPECT_EQ(run(two_calcs(1, false), 1).makespan_ps, 1'000'000);  // two cpus in parallel
-  EXPECT_EQ(run(two_calcs(0, false), 1).makespan_ps, 2'000'000);  // one cpu, one after the other
-  EXPECT_EQ(run(two_calcs(1, true), 1).makespan_ps, 1'000'000);   // irequires: after the start only
+  EXPECT_EQ(run(two_calcs(1, false), 1).makespan, SimTime::ps(1'000'000));  // two cpus in parallel
+  EXPECT_EQ(run(two_calcs(0, false), 1).makespan, SimTime::ps(2'000'000));  // one cpu, one after the other
+  EXPECT_EQ(run(two_calcs(1, true), 1).makespan, SimTime::ps(1'000'000));   // irequires: after the start only
 }
 
 TEST(FabricExecutor, RanksOnOneHostExchangeThroughMemory) {
@@ -165,7 +165,7 @@ TEST(FabricExecutor, RanksOnOneHostExchangeThroughMemory) {
                                     placement_from_hosts({0, 0}, 2), PacketHostParams{})
                           .result;
   EXPECT_TRUE(r.complete);
-  EXPECT_EQ(r.makespan_ps, 500'000);
+  EXPECT_EQ(r.makespan, SimTime::ps(500'000));
 }
 
 TEST(FabricExecutor, ADeadlockIsReportedOpByOp) {
@@ -248,7 +248,7 @@ TEST(FabricExecutor, RunsTheSharedGoalSamples) {
     const RunResult r = run(s, s.num_ranks(), host);
     EXPECT_TRUE(r.complete) << entry.path() << ": " << (r.blocked.empty() ? "" : r.blocked[0]);
     EXPECT_EQ(r.ops_completed, s.num_ops()) << entry.path();
-    EXPECT_GT(r.makespan_ps, 0) << entry.path();
+    EXPECT_GT(r.makespan, SimTime::zero()) << entry.path();
   }
 }
 
@@ -282,7 +282,7 @@ TEST(FabricExecutor, ANicChoiceNeverSendsAMessageOffItsPath) {
                               .result;
       ASSERT_TRUE(r.complete) << "nic " << int(nic) << " to rank " << to;
       ASSERT_EQ(r.op_times.size(), 2u);
-      EXPECT_EQ(r.op_times[1].end_ps, one_way(10000)) << "nic " << int(nic) << " to rank " << to;
+      EXPECT_EQ(r.op_times[1].end, SimTime::ps(one_way(10000))) << "nic " << int(nic) << " to rank " << to;
     }
   }
 }

@@ -56,10 +56,10 @@ RunResult broadcast_on_fat_tree(std::uint64_t bytes) {
       .result;
 }
 
-// When rank r's receive (its only receive; the root has none) finished.
+// When rank r's receive (its only receive; the root has none) finished, in ps.
 std::int64_t received(const RunResult& r, goal::RankId rank) {
   for (const OpTime& t : r.op_times)
-    if (t.rank == rank && t.op == 0) return t.end_ps;
+    if (t.rank == rank && t.op == 0) return picoseconds_or_never(t.end);
   return -1;
 }
 
@@ -88,8 +88,8 @@ TEST(FatTreeBroadcast, OnePacketFollowsTheHopsOfTheBinomialTree) {
   const std::int64_t r15 = r14 + a + 2 * hop;
   EXPECT_EQ(received(r, 15), 18 * hop + 3 * a);
   EXPECT_EQ(r15, 18 * hop + 3 * a);
-  EXPECT_EQ(r.makespan_ps, 18 * P + 20 * L + 5 * a);
-  EXPECT_EQ(r.makespan_ps, 21'557'760);
+  EXPECT_EQ(r.makespan, SimTime::ps(18 * P + 20 * L + 5 * a));
+  EXPECT_EQ(r.makespan, SimTime::ps(21'557'760));
 }
 
 }  // namespace

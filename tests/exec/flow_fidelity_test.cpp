@@ -45,8 +45,8 @@ TEST(FlowFidelity, OneRendezvousMessageArrivesWhenItsPacketsWould) {
   for (LinkModel model : {LinkModel::Packet, LinkModel::Flow}) {
     const SimulationRun r = run(star, s, net::uniform_fidelity(model));
     ASSERT_TRUE(r.result.complete);
-    EXPECT_EQ(r.result.op_times[1].end_ps, 91'580'800) << net::to_string(model);
-    EXPECT_EQ(r.result.op_times[0].end_ps, 93'591'040) << net::to_string(model);
+    EXPECT_EQ(r.result.op_times[1].end, SimTime::ps(91'580'800)) << net::to_string(model);
+    EXPECT_EQ(r.result.op_times[0].end, SimTime::ps(93'591'040)) << net::to_string(model);
   }
   // Three messages (request, clear-to-send, data), four events each.
   EXPECT_EQ(run(star, s, net::uniform_fidelity(LinkModel::Flow)).totals.flow_messages, 3u);
@@ -62,9 +62,10 @@ void expect_close(const topo::Topology& t, const goal::Schedule& s, double toler
   const SimulationRun flows = run(t, s, net::parse_fidelity("nvlink=flow"));
   ASSERT_TRUE(packets.result.complete) << what;
   ASSERT_TRUE(flows.result.complete) << what;
-  const double ratio = static_cast<double>(flows.result.makespan_ps) / static_cast<double>(packets.result.makespan_ps);
-  EXPECT_NEAR(ratio, 1.0, tolerance) << what << ": packets " << packets.result.makespan_ps << " ps, flows "
-                                     << flows.result.makespan_ps << " ps";
+  const double ratio = static_cast<double>(flows.result.makespan.picoseconds()) /
+                       static_cast<double>(packets.result.makespan.picoseconds());
+  EXPECT_NEAR(ratio, 1.0, tolerance) << what << ": packets " << packets.result.makespan.picoseconds() << " ps, flows "
+                                     << flows.result.makespan.picoseconds() << " ps";
   EXPECT_LT(flows.stats.events * 20, packets.stats.events) << what;
   EXPECT_GT(flows.totals.flow_messages, 0u);
 }
@@ -97,8 +98,10 @@ TEST(FlowFidelity, MessagesBetweenServersStayPackets) {
   EXPECT_GT(hybrid.totals.packets_forwarded, 0u);
   EXPECT_GT(hybrid.totals.flow_messages, 0u);
   EXPECT_LT(hybrid.totals.packets_forwarded, packets.totals.packets_forwarded);
-  const double ratio = static_cast<double>(hybrid.result.makespan_ps) / static_cast<double>(packets.result.makespan_ps);
-  EXPECT_NEAR(ratio, 1.0, 0.01) << packets.result.makespan_ps << " vs " << hybrid.result.makespan_ps;
+  const double ratio = static_cast<double>(hybrid.result.makespan.picoseconds()) /
+                       static_cast<double>(packets.result.makespan.picoseconds());
+  EXPECT_NEAR(ratio, 1.0, 0.01) << packets.result.makespan.picoseconds() << " vs "
+                                << hybrid.result.makespan.picoseconds();
 }
 
 TEST(FlowFidelity, AStreamedRunGivesTheWholeRunsResults) {
@@ -137,7 +140,7 @@ TEST(FlowFidelity, AStreamedRunGivesTheWholeRunsResults) {
   ASSERT_TRUE(streamed.result.complete);
   EXPECT_GT(whole.totals.flow_messages, 0u);
   EXPECT_GT(whole.totals.packets_forwarded, 0u);
-  EXPECT_EQ(streamed.result.rank_finish_ps, whole.result.rank_finish_ps);
+  EXPECT_EQ(streamed.result.rank_finish, whole.result.rank_finish);
   EXPECT_EQ(streamed.stats.events, whole.stats.events);
 }
 

@@ -24,7 +24,7 @@ ScaleUpMessages whole_star_is_one_server(std::uint32_t hosts) {
   ScaleUpMessages s;
   s.hosts_per_server = hosts;
   s.bits_per_s = 100'000'000'000;
-  s.latency_ps = 2'000'000;  // two links
+  s.latency = SimTime::us(2);  // two links
   s.mtu_bytes = 4096;
   s.header_bytes = 64;
   return s;
@@ -44,10 +44,10 @@ SimulationRun run(const goal::Schedule& s, bool messages) {
 TEST(ScaleUpMessages, WireTimeCountsAHeaderPerPacket) {
   const ScaleUpMessages s = whole_star_is_one_server(2);
   // 1 MiB: 256 packets, 1,048,576 + 256 × 64 = 1,064,960 bytes at 80 ps each.
-  EXPECT_EQ(s.wire_ps(1 << 20), 85'196'800);
+  EXPECT_EQ(s.wire_time(1 << 20), SimTime::ps(85'196'800));
   // 4097 bytes: two packets, (4097 + 128) × 80 = 338,000 ps; 0 bytes: one header.
-  EXPECT_EQ(s.wire_ps(4097), 338'000);
-  EXPECT_EQ(s.wire_ps(0), 64 * kPsPerByte);
+  EXPECT_EQ(s.wire_time(4097), SimTime::ps(338'000));
+  EXPECT_EQ(s.wire_time(0), SimTime::ps(64 * kPsPerByte));
 }
 
 TEST(ScaleUpMessages, OneRendezvousMessageTakesWhatTheDelaysAddUpTo) {
@@ -63,13 +63,13 @@ TEST(ScaleUpMessages, OneRendezvousMessageTakesWhatTheDelaysAddUpTo) {
   const SimulationRun m = run(s, true);
   ASSERT_TRUE(m.result.complete);
   ASSERT_EQ(m.result.op_times.size(), 2u);
-  EXPECT_EQ(m.result.op_times[0].end_ps, 93'242'880);
-  EXPECT_EQ(m.result.op_times[1].end_ps, 91'268'480);
+  EXPECT_EQ(m.result.op_times[0].end, SimTime::ps(93'242'880));
+  EXPECT_EQ(m.result.op_times[1].end, SimTime::ps(91'268'480));
   // As packets the data's last byte arrives one packet's store-and-forward later:
   // 4,046,080 + 5,120 + 2 us + (4,160 + 1,064,960) × 80 = 91,580,800 (0.3 % later).
   const SimulationRun p = run(s, false);
   ASSERT_TRUE(p.result.complete);
-  EXPECT_EQ(p.result.op_times[1].end_ps, 91'580'800);
+  EXPECT_EQ(p.result.op_times[1].end, SimTime::ps(91'580'800));
 }
 
 collectives::Plan plan(collectives::Collective c, const char* algorithm, std::uint32_t n, std::uint64_t bytes) {
@@ -81,9 +81,10 @@ void expect_close(const goal::Schedule& s, double tolerance, const char* what) {
   const SimulationRun p = run(s, false), m = run(s, true);
   ASSERT_TRUE(p.result.complete) << what;
   ASSERT_TRUE(m.result.complete) << what;
-  const double ratio = static_cast<double>(m.result.makespan_ps) / static_cast<double>(p.result.makespan_ps);
-  EXPECT_NEAR(ratio, 1.0, tolerance) << what << ": packets " << p.result.makespan_ps << " ps, messages "
-                                     << m.result.makespan_ps << " ps";
+  const double ratio = static_cast<double>(m.result.makespan.picoseconds()) /
+                       static_cast<double>(p.result.makespan.picoseconds());
+  EXPECT_NEAR(ratio, 1.0, tolerance) << what << ": packets " << p.result.makespan.picoseconds() << " ps, messages "
+                                     << m.result.makespan.picoseconds() << " ps";
   // Each 1 MiB chunk is ~256 packets (each a few events) as packets, three control packets
   // as messages.
   EXPECT_LT(m.stats.events * 20, p.stats.events) << what << ": " << m.stats.events << " vs " << p.stats.events;

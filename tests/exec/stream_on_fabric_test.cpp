@@ -33,7 +33,7 @@ SimulationRun whole(const goal::Schedule& s, const Placement& placement, const P
 struct Finished {
   goal::RankId rank;
   std::uint8_t label;
-  std::uint64_t start, end;
+  SimTime start, end;
 };
 
 SimulationRun streamed(const goal::Schedule& s, const Placement& placement, std::uint32_t piece_ops,
@@ -42,7 +42,7 @@ SimulationRun streamed(const goal::Schedule& s, const Placement& placement, std:
   PiecesOf stream(s, piece_ops);
   OpFinished hear;
   if (finished)
-    hear = [finished](goal::RankId r, std::uint8_t label, std::uint64_t start, std::uint64_t end) {
+    hear = [finished](goal::RankId r, std::uint8_t label, SimTime start, SimTime end) {
       finished->push_back({r, label, start, end});
     };
   return run_stream_on_fabric(star(static_cast<std::uint32_t>(placement.ranks_on.size())), net::FabricParams{},
@@ -54,8 +54,8 @@ Placement linear(std::uint32_t ranks) { return make_placement(PlacementMethod::L
 void expect_same(const SimulationRun& a, const SimulationRun& b) {
   ASSERT_TRUE(a.result.complete);
   ASSERT_TRUE(b.result.complete);
-  EXPECT_EQ(a.result.makespan_ps, b.result.makespan_ps);
-  EXPECT_EQ(a.result.rank_finish_ps, b.result.rank_finish_ps);
+  EXPECT_EQ(a.result.makespan, b.result.makespan);
+  EXPECT_EQ(a.result.rank_finish, b.result.rank_finish);
   EXPECT_EQ(a.result.ops_completed, b.result.ops_completed);
   EXPECT_EQ(a.result.ops_total, b.result.ops_total);
   EXPECT_EQ(a.result.messages, b.result.messages);
@@ -91,8 +91,8 @@ TEST(StreamOnFabric, EagerMessagesBounceInOneWayTimesEach) {
   std::vector<Finished> finished;
   const SimulationRun r = streamed(s, linear(2), 2, {}, &finished);
   ASSERT_TRUE(r.result.complete);
-  EXPECT_EQ(r.result.rank_finish_ps[1], 18'914'560 + 2 * kLinkPs + 2 * 64 * kPsPerByte);  // its send's ACK
-  EXPECT_EQ(r.result.rank_finish_ps[0], 18'914'560);
+  EXPECT_EQ(r.result.rank_finish[1], SimTime::ps(18'914'560 + 2 * kLinkPs + 2 * 64 * kPsPerByte));  // its send's ACK
+  EXPECT_EQ(r.result.rank_finish[0], SimTime::ps(18'914'560));
   EXPECT_EQ(r.result.ops_total, 12u);
   EXPECT_EQ(r.result.messages, 6u);
   // Pieces of two ops: never more than two ops of a rank at once, beyond the one in flight.
@@ -102,11 +102,11 @@ TEST(StreamOnFabric, EagerMessagesBounceInOneWayTimesEach) {
   // rank 0's send (label 0), started at 0, when its ACK is back.
   EXPECT_EQ(finished[0].rank, 1u);
   EXPECT_EQ(finished[0].label, 0u);
-  EXPECT_EQ(finished[0].end, 3'148'160u);
+  EXPECT_EQ(finished[0].end, SimTime::ps(3'148'160));
   EXPECT_EQ(finished[1].rank, 0u);
   EXPECT_EQ(finished[1].label, 0u);
-  EXPECT_EQ(finished[1].start, 0u);
-  EXPECT_EQ(finished[1].end, 3'148'160u + 2 * kLinkPs + 2 * 64 * kPsPerByte);
+  EXPECT_EQ(finished[1].start, SimTime::zero());
+  EXPECT_EQ(finished[1].end, SimTime::ps(3'148'160 + 2 * kLinkPs + 2 * 64 * kPsPerByte));
   expect_same(r, whole(s, linear(2)));
 }
 
@@ -137,7 +137,7 @@ TEST(StreamOnFabric, ScaleUpMessagesAsTheWholeSchedule) {
   PacketHostParams host;
   host.scale_up.hosts_per_server = 8;
   host.scale_up.bits_per_s = 100'000'000'000;
-  host.scale_up.latency_ps = 2 * kLinkPs;
+  host.scale_up.latency = SimTime::ps(2 * kLinkPs);
   host.scale_up.header_bytes = 64;
   const goal::Schedule ring = collectives::generate(plan(collectives::Collective::Allreduce, "ring", 8, 8 << 20));
   expect_same(streamed(ring, linear(8), 1u << 30, host), whole(ring, linear(8), host));

@@ -233,7 +233,8 @@ TEST_F(RunResultsFile, OtherInconsistenciesSayWhatIsWrong) {
             "attribute 'format' is reserved for the file format");
   EXPECT_EQ(message([](RunResults& r) { r.schedule = nullptr; }),
             "op times need RunResults::schedule for their kinds, peers and sizes");
-  EXPECT_EQ(message([](RunResults& r) { r.op_times.push_back({0, 7, 0, 1}); }), "op time for rank 0 op 7 is not in the schedule");
+  EXPECT_EQ(message([](RunResults& r) { r.op_times.push_back({0, 7, SimTime::ps(0), SimTime::ps(1)}); }),
+            "op time for rank 0 op 7 is not in the schedule");
   EXPECT_EQ(message([](RunResults& r) { r.op_role.pop_back(); }), "op_role has 3 entries for 4 ops");
   EXPECT_EQ(message([](RunResults& r) { r.op_role[0] = 2; }), "op role 2 has no name (role_names has 2)");
   EXPECT_EQ(message([](RunResults& r) { r.link_bytes_total.pop_back(); }),
@@ -243,7 +244,7 @@ TEST_F(RunResultsFile, OtherInconsistenciesSayWhatIsWrong) {
             "samples.time_ps[1] = 1000000 is not after the previous sample");
   EXPECT_EQ(message([](RunResults& r) { r.samples.queue_bytes.resize(4); }),
             "samples.queue_bytes has 4 values for 2 samples × 4 link directions");
-  EXPECT_EQ(message([](RunResults& r) { r.flows[0].end_ps = 1; }), "a flow from host 0 to 1 ends before it starts");
+  EXPECT_EQ(message([](RunResults& r) { r.flows[0].end = SimTime::ps(1); }), "a flow from host 0 to 1 ends before it starts");
   EXPECT_EQ(message([](RunResults& r) { r.collectives[0].name = 5; }),
             "collective name 5 is not in collective_names (2 names)");
 }

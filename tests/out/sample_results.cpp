@@ -22,7 +22,11 @@ void make_sample_run(SampleRun& run) {
   RunResults& r = run.results;
   r.attributes = {{"version", "0.1.0"}, {"command", "collsim run --ranks 2"}, {"configuration", "{\"seed\": 1}"}};
   r.schedule = &run.schedule;
-  r.op_times = {{0, 0, 0, 500'000}, {0, 1, 500'000, 1'500'000}, {1, 0, 0, 1'600'000}, {1, 1, 1'600'000, 1'700'000}};
+  const auto ps = [](std::int64_t v) { return SimTime::ps(v); };
+  r.op_times = {{0, 0, ps(0), ps(500'000)},
+                {0, 1, ps(500'000), ps(1'500'000)},
+                {1, 0, ps(0), ps(1'600'000)},
+                {1, 1, ps(1'600'000), ps(1'700'000)}};
   // Global op order: rank 0's two ops, then rank 1's.
   r.op_role = {0, 1, 1, 0};
   r.role_names = {"compute", "dp"};
@@ -39,7 +43,7 @@ void make_sample_run(SampleRun& run) {
   // Column sums of samples.bytes.
   r.link_bytes_total = {2125, 0, 2500, 64};
 
-  r.flows = {{0, 1, 1250, 500'000, 1'600'000}, {1, 0, 64, 1'500'000, -1}};
+  r.flows = {{0, 1, 1250, ps(500'000), ps(1'600'000)}, {1, 0, 64, ps(1'500'000), std::nullopt}};
   r.collective_names = {"allreduce", "barrier"};
   r.collectives = {{0, 0, 500'000, 1'500'000}, {1, 0, 0, 1'600'000}, {1, 1, 1'600'000, -1}};
 }

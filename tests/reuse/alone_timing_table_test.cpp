@@ -61,7 +61,9 @@ std::vector<std::int64_t> finish_ps(const goal::Schedule& s, const exec::Network
   auto local = pdes::make_local_transport();
   const exec::SimulationRun run = exec::simulate(s, setup, *local);
   EXPECT_TRUE(run.result.complete);
-  return run.result.rank_finish_ps;
+  std::vector<std::int64_t> ps;
+  for (SimTime t : run.result.rank_finish) ps.push_back(t.picoseconds());
+  return ps;
 }
 
 // A 4 MiB ring all-reduce of 8 GPUs, the barrier over them, and each member's time after it.
@@ -183,7 +185,8 @@ void expect_alone_as_in_whole_run(AloneTimingTable& table, const exec::NetworkSe
   const std::vector<std::int64_t>& alone = table.alone_ps(plan);
   ASSERT_EQ(alone.size(), plan.n);
   for (std::uint32_t i = 0; i < plan.n; ++i)
-    EXPECT_EQ(alone[i], whole.result.rank_finish_ps[plan.group[i]]) << "member " << i << ", rank " << plan.group[i];
+    EXPECT_EQ(alone[i], whole.result.rank_finish[plan.group[i]].picoseconds())
+        << "member " << i << ", rank " << plan.group[i];
 }
 
 TEST_P(AloneTiming, OneServersNvlinkTimesItsCollectivesAsTheWholeClusterDoes) {

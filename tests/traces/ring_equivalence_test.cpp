@@ -65,8 +65,9 @@ TEST(RingEquivalence, UnrolledTraceAndOurRingTakeTheSameTime) {
     const exec::RunResult b = run(ring, eager);
     ASSERT_TRUE(a.complete);
     ASSERT_TRUE(b.complete);
-    EXPECT_LE(std::abs(static_cast<double>(a.makespan_ps - b.makespan_ps)), 0.01 * static_cast<double>(b.makespan_ps))
-        << "trace " << a.makespan_ps << " ps, ring " << b.makespan_ps << " ps, eager limit " << eager;
+    const std::int64_t a_ps = a.makespan.picoseconds(), b_ps = b.makespan.picoseconds();
+    EXPECT_LE(std::abs(static_cast<double>(a_ps - b_ps)), 0.01 * static_cast<double>(b_ps))
+        << "trace " << a_ps << " ps, ring " << b_ps << " ps, eager limit " << eager;
   }
 }
 
@@ -83,7 +84,7 @@ TEST(RingEquivalence, EagerTimeIsWithinTheClosedFormBounds) {
   // ahead of data: at most one 64-byte ACK (5,120 ps) per packet on the host's link and one on
   // the switch's link to the next host, for each of the 32 packets of the 14 messages.
   const std::int64_t worst = alone + 14 * 32 * 2 * 64 * 80;
-  const std::int64_t t = run(lower_replay(read_traces({kRing})).schedule, kEager).makespan_ps;
+  const std::int64_t t = run(lower_replay(read_traces({kRing})).schedule, kEager).makespan.picoseconds();
   EXPECT_GE(t, alone);
   EXPECT_LE(t, worst);
 }
@@ -100,8 +101,8 @@ TEST(RingEquivalence, ReceivesWaitingForTheirSendToFinishDeadlockByRendezvous) {
   EXPECT_FALSE(run(strict, kRendezvous).complete);
   // Eager, each of the 14 steps also waits for the ACK of the rank's own send to come back
   // (2 us of links once its data is in): far more than the 1 % the comparison allows.
-  const std::int64_t relaxed = run(lower_replay(read_traces({kRing})).schedule, kEager).makespan_ps;
-  EXPECT_GT(run(strict, kEager).makespan_ps, relaxed + 14 * 1'000'000);
+  const std::int64_t relaxed = run(lower_replay(read_traces({kRing})).schedule, kEager).makespan.picoseconds();
+  EXPECT_GT(run(strict, kEager).makespan.picoseconds(), relaxed + 14 * 1'000'000);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include "collsim/workload/compute_model.hpp"
 #include "collsim/workload/step_lowering.hpp"
 #include "collsim/workload/step_report.hpp"
+#include "workload/loggops_step_times.hpp"
 #include "workload/workload_test_util.hpp"
 
 namespace collsim::workload {
@@ -73,22 +74,16 @@ TEST(DelayModel, OneFOneBTakesMPlusPMinusOneStageTimes) {
   ASSERT_TRUE(r.complete);
   EXPECT_EQ(r.makespan, (m + p - 1) * (f + b) + optimizer);
   // The report: compute on stage 0 is its own sum, the rest is the bubble (waiting on PP).
-  std::vector<std::int64_t> start(r.op_start.size()), end(r.op_end.size());
-  for (std::size_t i = 0; i < start.size(); ++i) {
-    start[i] = static_cast<std::int64_t>(r.op_start[i]) * 1000;
-    end[i] = static_cast<std::int64_t>(r.op_end[i]) * 1000;
-  }
-  std::vector<std::int64_t> finish;
-  for (std::uint64_t t : r.rank_finish) finish.push_back(static_cast<std::int64_t>(t) * 1000);
-  const StepReport rep = analyse_step(w, s, start, end, finish);
+  const StepReport rep = analyse_step(w, s, testing::op_times(r.op_start), testing::op_times(r.op_end),
+                                      testing::finish_times(r.rank_finish));
   EXPECT_EQ(rep.critical_rank, 0u);
-  EXPECT_EQ(rep.iteration_ps, static_cast<std::int64_t>(r.makespan) * 1000);
-  EXPECT_EQ(rep.compute_ps, static_cast<std::int64_t>(s.compute_ns[0]) * 1000);
-  std::int64_t total = rep.compute_ps + rep.idle_ps;
-  for (std::int64_t e : rep.exposed_comm_ps) total += e;
-  EXPECT_EQ(total, rep.iteration_ps);
-  EXPECT_EQ(rep.exposed_comm_ps[static_cast<std::size_t>(Dimension::PP)] + rep.idle_ps,
-            static_cast<std::int64_t>((p - 1) * (f + b)) * 1000);
+  EXPECT_EQ(rep.iteration, SimTime::ns(static_cast<std::int64_t>(r.makespan)));
+  EXPECT_EQ(rep.compute, SimTime::ns(static_cast<std::int64_t>(s.compute_ns[0])));
+  SimTime total = rep.compute + rep.idle;
+  for (SimTime e : rep.exposed_comm) total += e;
+  EXPECT_EQ(total, rep.iteration);
+  EXPECT_EQ(rep.exposed_comm[static_cast<std::size_t>(Dimension::PP)] + rep.idle,
+            SimTime::ns(static_cast<std::int64_t>((p - 1) * (f + b))));
 }
 
 TEST(DelayModel, InterleavedAndExpertScheduleCompleteWithoutDeadlock) {

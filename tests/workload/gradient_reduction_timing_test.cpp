@@ -11,6 +11,7 @@
 #include "collsim/workload/step_lowering.hpp"
 #include "collsim/workload/step_report.hpp"
 #include "collsim/workload/step_stream.hpp"
+#include "workload/loggops_step_times.hpp"
 
 namespace collsim::workload {
 namespace {
@@ -50,33 +51,25 @@ exec::LogGOPSParams latency_only(std::uint64_t causal) {
   return p;
 }
 
-std::vector<std::int64_t> to_ps(const std::vector<std::uint64_t>& ns) {
-  std::vector<std::int64_t> ps;
-  for (std::uint64_t t : ns) ps.push_back(t == exec::kNever ? -1 : static_cast<std::int64_t>(t) * 1000);
-  return ps;
-}
-
 StepReport whole_step(const WorkloadSpec& w, const exec::LogGOPSParams& p, exec::LogGOPSResult& run,
                       LoweredStep& step) {
   step = lower_step(w, {});
   exec::LogGOPSOptions options;
   options.record_op_times = true;
   run = exec::simulate_loggops(step.schedule, p, options);
-  return analyse_step(w, step, to_ps(run.op_start), to_ps(run.op_end), to_ps(run.rank_finish));
+  return analyse_step(w, step, testing::op_times(run.op_start), testing::op_times(run.op_end),
+                      testing::finish_times(run.rank_finish));
 }
 
 StepReport streamed_step(const WorkloadSpec& w, const exec::LogGOPSParams& p) {
   StepStream stream(w, {});
   RoleTimelines timelines(stream.num_ranks());
   exec::LogGOPSStreamOptions options;
-  options.on_finished = [&](goal::RankId rank, std::uint8_t role, std::uint64_t start, std::uint64_t end) {
-    timelines.add(rank, static_cast<OpRole>(role), static_cast<std::int64_t>(start) * 1000,
-                  static_cast<std::int64_t>(end) * 1000);
-  };
+  options.on_finished = testing::hear_into(timelines);
   const exec::LogGOPSStreamResult r = exec::simulate_loggops_stream(stream, p, options);
   EXPECT_TRUE(r.run.complete);
   stream.finish();
-  return analyse_step(w, stream.totals(), timelines, to_ps(r.run.rank_finish));
+  return analyse_step(w, stream.totals(), timelines, testing::finish_times(r.run.rank_finish));
 }
 
 // Expected, by hand: forward 0-10-20 us, backward 20-40-60 us; the 2-rank ring all-reduce
@@ -84,17 +77,16 @@ StepReport streamed_step(const WorkloadSpec& w, const exec::LogGOPSParams& p) {
 // (all-gather) at 110, which arrives at 160; the optimizer (10 FLOPs × 2000 parameters =
 // 20 ns) runs 160 to 160.02 us. Compute 20 + 40 + 0.02 = 60.02 us, exposed DP 160 - 60 =
 // 100 us, no idle (60.02 + 100 = 160.02).
-constexpr std::int64_t kUs = 1'000'000;  // ps
-constexpr std::int64_t kIteration = 160 * kUs + 20'000;
-constexpr std::int64_t kCompute = 60 * kUs + 20'000;
-constexpr std::int64_t kExposedDp = 100 * kUs;
+constexpr SimTime kIteration = SimTime::us(160) + SimTime::ns(20);
+constexpr SimTime kCompute = SimTime::us(60) + SimTime::ns(20);
+constexpr SimTime kExposedDp = SimTime::us(100);
 
 void expect_hand_derived(const StepReport& r) {
-  EXPECT_EQ(r.iteration_ps, kIteration);
-  EXPECT_EQ(r.compute_ps, kCompute);
-  EXPECT_EQ(r.exposed_comm_ps[static_cast<std::size_t>(Dimension::DP)], kExposedDp);
-  EXPECT_EQ(r.exposed_comm_ps[static_cast<std::size_t>(Dimension::TP)], 0);
-  EXPECT_EQ(r.idle_ps, 0);
+  EXPECT_EQ(r.iteration, kIteration);
+  EXPECT_EQ(r.compute, kCompute);
+  EXPECT_EQ(r.exposed_comm[static_cast<std::size_t>(Dimension::DP)], kExposedDp);
+  EXPECT_EQ(r.exposed_comm[static_cast<std::size_t>(Dimension::TP)], SimTime::zero());
+  EXPECT_EQ(r.idle, SimTime::zero());
 }
 
 TEST(GradientReductionTiming, WaitsForTheBackwardComputeInTheWholeStep) {
@@ -129,8 +121,8 @@ TEST(GradientReductionTiming, LogGOPSimsRuleStartsTheReductionBeforeItsGradients
   for (std::uint64_t g = 0; g < step.schedule.num_ops(); ++g)
     if (step.role[g] == OpRole::DP) first_dp = std::min(first_dp, run.op_start[g]);
   EXPECT_EQ(first_dp, 0u);
-  EXPECT_EQ(r.iteration_ps, 100 * kUs);
-  EXPECT_EQ(streamed_step(w, latency_only(0)).iteration_ps, 100 * kUs);
+  EXPECT_EQ(r.iteration, SimTime::us(100));
+  EXPECT_EQ(streamed_step(w, latency_only(0)).iteration, SimTime::us(100));
 }
 
 TEST(GradientReductionTiming, CausalTakesOnlyZeroOrOne) {

@@ -10,25 +10,28 @@
 namespace collsim::workload {
 namespace {
 
+constexpr SimTime ps(std::int64_t v) { return SimTime::ps(v); }
+
+// Rank 0's busy intervals for `role`, in ps.
 std::vector<std::pair<std::int64_t, std::int64_t>> spans(const RoleTimelines& t, OpRole role) {
   std::vector<std::pair<std::int64_t, std::int64_t>> out;
-  for (const BusyInterval& b : t.busy(0, role)) out.emplace_back(b.start, b.end);
+  for (const BusyInterval& b : t.busy(0, role)) out.emplace_back(b.start.picoseconds(), b.end.picoseconds());
   return out;
 }
 
 TEST(RoleTimelines, MergesOverlappingAndTouchingIntervalsInAnyOrder) {
   RoleTimelines t(1);
-  t.add(0, OpRole::TP, 10, 20);
-  t.add(0, OpRole::TP, 30, 40);
+  t.add(0, OpRole::TP, ps(10), ps(20));
+  t.add(0, OpRole::TP, ps(30), ps(40));
   EXPECT_EQ(spans(t, OpRole::TP), (std::vector<std::pair<std::int64_t, std::int64_t>>{{10, 20}, {30, 40}}));
-  t.add(0, OpRole::TP, 15, 30);  // bridges both
-  t.add(0, OpRole::TP, 0, 5);    // before everything
-  t.add(0, OpRole::TP, 7, 7);    // empty: ignored
-  t.add(0, OpRole::TP, 9, 3);    // never ran properly: ignored
+  t.add(0, OpRole::TP, ps(15), ps(30));  // bridges both
+  t.add(0, OpRole::TP, ps(0), ps(5));    // before everything
+  t.add(0, OpRole::TP, ps(7), ps(7));    // empty: ignored
+  t.add(0, OpRole::TP, ps(9), ps(3));    // never ran properly: ignored
   EXPECT_EQ(spans(t, OpRole::TP), (std::vector<std::pair<std::int64_t, std::int64_t>>{{0, 5}, {10, 40}}));
-  t.add(0, OpRole::TP, 5, 10);  // touches both sides
+  t.add(0, OpRole::TP, ps(5), ps(10));  // touches both sides
   EXPECT_EQ(spans(t, OpRole::TP), (std::vector<std::pair<std::int64_t, std::int64_t>>{{0, 40}}));
-  t.add(0, OpRole::PP, 50, 60);  // other roles apart
+  t.add(0, OpRole::PP, ps(50), ps(60));  // other roles apart
   EXPECT_EQ(spans(t, OpRole::TP).size(), 1u);
   EXPECT_EQ(t.num_intervals(), 2u);
 }
@@ -37,20 +40,21 @@ TEST(RoleTimelines, MergesOverlappingAndTouchingIntervalsInAnyOrder) {
 // compute op over [2 us, 4 us); it finishes at 10 us.
 TEST(RoleTimelines, ReportIsTheSameAsFromTheOpsAndSharesExactly) {
   const WorkloadSpec w = testing::tiny_transformer(1, 1, 1);
-  const std::int64_t us = 1'000'000;
+  const auto us = [](std::int64_t v) { return SimTime::us(v); };
   struct OpTime {
     OpRole role;
-    std::int64_t start, end;
+    SimTime start, end;
   };
-  const std::vector<OpTime> ops = {{OpRole::TP, 0, us},         {OpRole::TP, us, 10 * us}, {OpRole::PP, 0, 10 * us},
-                                   {OpRole::DP, 0, 10 * us},    {OpRole::Compute, 2 * us, 4 * us}};
+  const std::vector<OpTime> ops = {{OpRole::TP, us(0), us(1)},  {OpRole::TP, us(1), us(10)},
+                                   {OpRole::PP, us(0), us(10)}, {OpRole::DP, us(0), us(10)},
+                                   {OpRole::Compute, us(2), us(4)}};
   LoweredStep step;
   step.compute_ns = {2000};
   step.bytes_sent = {{{300, 30, 3, 0}}};
   step.model_flops = 0.5 * 10e-6 * w.device.peak_flops[static_cast<std::size_t>(w.model.dtype)];
   goal::ScheduleBuilder b(1);
   b.begin_rank(0);
-  std::vector<std::int64_t> start, end;
+  std::vector<std::optional<SimTime>> start, end;
   RoleTimelines t(1);
   for (const OpTime& o : ops) {
     b.add(goal::Op::calc(1));
@@ -61,16 +65,16 @@ TEST(RoleTimelines, ReportIsTheSameAsFromTheOpsAndSharesExactly) {
   }
   b.end_rank();
   step.schedule = b.finish();
-  const std::vector<std::int64_t> finish = {10 * us};
+  const std::vector<SimTime> finish = {us(10)};
   const StepReport from_ops = analyse_step(w, step, start, end, finish);
   const StepReport from_busy = analyse_step(w, step, t, finish);
   // Compute 2 us; the other 8 us three dimensions share: 8/3 us each = 2666666.67 ps, rounded
   // down to 2666666; the 2 ps left over go to idle.
   for (const StepReport& r : {from_ops, from_busy}) {
-    EXPECT_EQ(r.iteration_ps, 10 * us);
-    EXPECT_EQ(r.compute_ps, 2 * us);
-    EXPECT_EQ(r.exposed_comm_ps, (std::array<std::int64_t, kDimensions>{2666666, 2666666, 2666666, 0}));
-    EXPECT_EQ(r.idle_ps, 2);
+    EXPECT_EQ(r.iteration, us(10));
+    EXPECT_EQ(r.compute, us(2));
+    EXPECT_EQ(r.exposed_comm, (std::array<SimTime, kDimensions>{ps(2666666), ps(2666666), ps(2666666), ps(0)}));
+    EXPECT_EQ(r.idle, ps(2));
     EXPECT_DOUBLE_EQ(r.mfu, 0.5);
     EXPECT_EQ(r.bytes_per_rank, (std::array<double, kDimensions>{300, 30, 3, 0}));
   }
@@ -86,16 +90,16 @@ TEST(RoleTimelines, ActivitySplitsComputingFromCommunicatingAlone) {
   RoleTimelines t(2);
   // Rank 0: compute [0, 10) and [20, 30); TP [5, 25) overlaps both; DP [24, 40) overlaps TP
   // and the second compute. Communicating alone: [10, 20) and [30, 40) = 20.
-  t.add(0, OpRole::Compute, 0, 10);
-  t.add(0, OpRole::Compute, 20, 30);
-  t.add(0, OpRole::TP, 5, 25);
-  t.add(0, OpRole::DP, 24, 40);
+  t.add(0, OpRole::Compute, ps(0), ps(10));
+  t.add(0, OpRole::Compute, ps(20), ps(30));
+  t.add(0, OpRole::TP, ps(5), ps(25));
+  t.add(0, OpRole::DP, ps(24), ps(40));
   const RankActivity a = t.activity(0);
   EXPECT_EQ(a.computing, SimTime::ps(20));
   EXPECT_EQ(a.communicating, SimTime::ps(20));
   // Rank 1: PP only, two touching-free pieces.
-  t.add(1, OpRole::PP, 100, 150);
-  t.add(1, OpRole::EP, 200, 210);
+  t.add(1, OpRole::PP, ps(100), ps(150));
+  t.add(1, OpRole::EP, ps(200), ps(210));
   EXPECT_EQ(t.activity(1).computing, SimTime::zero());
   EXPECT_EQ(t.activity(1).communicating, SimTime::ps(60));
 }

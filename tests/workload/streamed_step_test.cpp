@@ -13,6 +13,7 @@
 #include "collsim/workload/step_report.hpp"
 #include "collsim/workload/step_stream.hpp"
 #include "collsim/workload/workload_loader.hpp"
+#include "workload/loggops_step_times.hpp"
 #include "workload/workload_test_util.hpp"
 
 namespace collsim::workload {
@@ -41,19 +42,14 @@ struct Outcome {
   std::uint64_t peak_live = 0;
 };
 
-std::vector<std::int64_t> to_ps(const std::vector<std::uint64_t>& ns) {
-  std::vector<std::int64_t> ps;
-  for (std::uint64_t t : ns) ps.push_back(t == exec::kNever ? -1 : static_cast<std::int64_t>(t) * 1000);
-  return ps;
-}
-
 Outcome whole(const WorkloadSpec& w, const LoweringOptions& lowering, const exec::LogGOPSParams& params) {
   const LoweredStep step = lower_step(w, lowering);
   exec::LogGOPSOptions options;
   options.record_op_times = true;
   Outcome out;
   out.run = exec::simulate_loggops(step.schedule, params, options);
-  out.report = analyse_step(w, step, to_ps(out.run.op_start), to_ps(out.run.op_end), to_ps(out.run.rank_finish));
+  out.report = analyse_step(w, step, testing::op_times(out.run.op_start), testing::op_times(out.run.op_end),
+                            testing::finish_times(out.run.rank_finish));
   out.totals = step;
   out.ops = step.schedule.num_ops();
   out.peak_live = out.ops;
@@ -64,15 +60,12 @@ Outcome streamed(const WorkloadSpec& w, const LoweringOptions& lowering, const e
   StepStream stream(w, lowering);
   RoleTimelines timelines(stream.num_ranks());
   exec::LogGOPSStreamOptions options;
-  options.on_finished = [&](goal::RankId rank, std::uint8_t role, std::uint64_t start, std::uint64_t end) {
-    timelines.add(rank, static_cast<OpRole>(role), static_cast<std::int64_t>(start) * 1000,
-                  static_cast<std::int64_t>(end) * 1000);
-  };
+  options.on_finished = testing::hear_into(timelines);
   exec::LogGOPSStreamResult r = exec::simulate_loggops_stream(stream, params, options);
   stream.finish();
   Outcome out;
   out.run = std::move(r.run);
-  out.report = analyse_step(w, stream.totals(), timelines, to_ps(out.run.rank_finish));
+  out.report = analyse_step(w, stream.totals(), timelines, testing::finish_times(out.run.rank_finish));
   out.totals = stream.totals();
   out.ops = r.ops_total;
   out.peak_live = r.peak_live_ops;
@@ -93,11 +86,11 @@ void expect_same(const Outcome& a, const Outcome& b) {
   EXPECT_EQ(a.run.bytes, b.run.bytes);
   EXPECT_EQ(a.totals.compute_ns, b.totals.compute_ns);
   EXPECT_EQ(a.totals.bytes_sent, b.totals.bytes_sent);
-  EXPECT_EQ(a.report.iteration_ps, b.report.iteration_ps);
+  EXPECT_EQ(a.report.iteration, b.report.iteration);
   EXPECT_EQ(a.report.critical_rank, b.report.critical_rank);
-  EXPECT_EQ(a.report.compute_ps, b.report.compute_ps);
-  EXPECT_EQ(a.report.exposed_comm_ps, b.report.exposed_comm_ps);
-  EXPECT_EQ(a.report.idle_ps, b.report.idle_ps);
+  EXPECT_EQ(a.report.compute, b.report.compute);
+  EXPECT_EQ(a.report.exposed_comm, b.report.exposed_comm);
+  EXPECT_EQ(a.report.idle, b.report.idle);
   EXPECT_EQ(a.report.mfu, b.report.mfu);
   EXPECT_EQ(a.report.bytes_per_rank, b.report.bytes_per_rank);
 }
@@ -118,7 +111,7 @@ TEST(StreamedStep, Gpt3XlPresetGivesTheSameStep) {
   const Outcome b = streamed(w, eight_per_node(), cluster_params());
   expect_same(a, b);
   // Every dimension but EP communicates, and the pipeline leaves a bubble.
-  EXPECT_GT(a.report.exposed_comm_ps[static_cast<std::size_t>(Dimension::PP)], 0);
+  EXPECT_GT(a.report.exposed_comm[static_cast<std::size_t>(Dimension::PP)], SimTime::zero());
   EXPECT_LT(b.peak_live, b.ops);
 }
 

@@ -4,9 +4,11 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "collsim/common/sim_time.hpp"
 #include "collsim/exec/compute_variation.hpp"
 #include "collsim/goal/op.hpp"
 
@@ -27,12 +29,12 @@ namespace collsim::exec {
 struct ScaleUpMessages {
   std::uint32_t hosts_per_server = 0;  // 0: off; hosts h and k share a server if h / n == k / n
   std::int64_t bits_per_s = 0;         // the port's rate (the path's bottleneck)
-  std::int64_t latency_ps = 0;         // host to host, one way
+  SimTime latency;                     // host to host, one way
   std::uint32_t mtu_bytes = 4096;      // the fabric's payload per packet ...
   std::uint32_t header_bytes = 0;      // ... and header
   bool enabled() const { return hosts_per_server > 0 && bits_per_s > 0; }
-  // Ps on the wire for `bytes` of payload, rounded up.
-  std::int64_t wire_ps(std::uint64_t bytes) const;
+  // On the wire for `bytes` of payload, rounded up to the picosecond.
+  SimTime wire_time(std::uint64_t bytes) const;
 };
 
 // Costs at the end hosts in packet mode (the network's own costs come from the fabric).
@@ -50,27 +52,28 @@ struct PacketHostParams {
   std::shared_ptr<const ComputeVariation> compute;
 };
 
+// When an op ran; empty where it never started or never ended.
 struct OpTime {
   goal::RankId rank;
   goal::LocalOp op;
-  std::int64_t start_ps;
-  std::int64_t end_ps;
+  std::optional<SimTime> start;
+  std::optional<SimTime> end;
 };
 
 // One message's data through the fabric, from the sender starting it to its last byte
-// arriving (-1: never arrived). Control messages of the rendezvous are not listed.
+// arriving (empty: never arrived). Control messages of the rendezvous are not listed.
 struct MessageFlow {
   std::uint32_t src_host = 0;
   std::uint32_t dst_host = 0;
   std::uint64_t bytes = 0;
-  std::int64_t start_ps = 0;
-  std::int64_t end_ps = -1;
+  SimTime start;
+  std::optional<SimTime> end;
 };
 
 struct RunResult {
   bool complete = true;               // every op finished and no message is left over
-  std::int64_t makespan_ps = 0;
-  std::vector<std::int64_t> rank_finish_ps;  // per rank: when its last op finished
+  SimTime makespan;
+  std::vector<SimTime> rank_finish;   // per rank: when its last op finished
   std::uint64_t ops_total = 0;
   std::uint64_t peak_live_ops = 0;    // streamed runs: most ops held at once, summed over simulator ranks
   std::uint64_t ops_completed = 0;
@@ -85,6 +88,9 @@ struct RunResult {
   std::vector<OpTime> op_times;       // when asked for, ordered by rank and op
   std::vector<MessageFlow> flows;     // when asked for, ordered by start, source, destination, size, end
 };
+
+// As the result files and the JSON write a time: picoseconds, -1 for one that never came.
+constexpr std::int64_t picoseconds_or_never(const std::optional<SimTime>& t) { return t ? t->picoseconds() : -1; }
 
 // "op 12 (send 1024 b to 3 tag 0 cpu 0 nic 0)"
 std::string describe_op(goal::LocalOp index, const goal::Op& op);

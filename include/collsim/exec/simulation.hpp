@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 
+#include "collsim/common/sim_time.hpp"
 #include "collsim/exec/execution.hpp"
 #include "collsim/exec/loggops_params.hpp"
 #include "collsim/exec/placement.hpp"
@@ -48,8 +49,8 @@ struct RecordOptions {
 };
 
 // Hears each op of a streamed run as it finishes: its rank, its piece's label, when it
-// started and ended (ps, whatever the model).
-using OpFinished = std::function<void(goal::RankId rank, std::uint8_t label, std::uint64_t start_ps, std::uint64_t end_ps)>;
+// started and ended (whatever the model).
+using OpFinished = std::function<void(goal::RankId rank, std::uint8_t label, SimTime start, SimTime end)>;
 
 // Collective over the transport's ranks. The result is complete on rank 0 (LogGOPS: empty
 // elsewhere). Throws std::invalid_argument for what the backend refuses.

@@ -14,7 +14,7 @@
 namespace collsim::workload {
 
 struct BusyInterval {
-  std::int64_t start = 0, end = 0;  // ps, end > start
+  SimTime start, end;  // end > start
 };
 
 // A rank's time over a step: computing (whether or not it also communicates), and
@@ -28,8 +28,8 @@ class RoleTimelines {
  public:
   explicit RoleTimelines(std::uint32_t num_ranks) : ranks_(num_ranks) {}
 
-  // An op of `rank` with `role` ran over [start_ps, end_ps); nothing when end_ps <= start_ps.
-  void add(goal::RankId rank, OpRole role, std::int64_t start_ps, std::int64_t end_ps);
+  // An op of `rank` with `role` ran over [start, end); nothing when end <= start.
+  void add(goal::RankId rank, OpRole role, SimTime start, SimTime end);
   // Disjoint, not touching, ascending.
   const std::vector<BusyInterval>& busy(goal::RankId rank, OpRole role) const {
     return ranks_[rank][static_cast<std::size_t>(role)];

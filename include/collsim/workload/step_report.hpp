@@ -4,36 +4,37 @@
 // bubble, which is time spent waiting for the neighbouring stage), then idle time.
 
 #include <array>
-#include <cstdint>
+#include <optional>
 #include <span>
 
+#include "collsim/common/sim_time.hpp"
 #include "collsim/workload/role_timeline.hpp"
 #include "collsim/workload/step_lowering.hpp"
 
 namespace collsim::workload {
 
 struct StepReport {
-  std::int64_t iteration_ps = 0;
+  SimTime iteration;
   goal::RankId critical_rank = 0;
-  std::int64_t compute_ps = 0;                              // on the critical rank
-  std::array<std::int64_t, kDimensions> exposed_comm_ps{};  // on the critical rank
-  std::int64_t idle_ps = 0;                                 // neither compute nor communication
-  double mfu = 0;                                           // model FLOPs / (iteration × GPUs × peak)
-  std::array<double, kDimensions> bytes_per_rank{};         // mean over ranks, bytes sent per iteration
+  SimTime compute;                                   // on the critical rank
+  std::array<SimTime, kDimensions> exposed_comm{};   // on the critical rank
+  SimTime idle;                                      // neither compute nor communication
+  double mfu = 0;                                    // model FLOPs / (iteration × GPUs × peak)
+  std::array<double, kDimensions> bytes_per_rank{};  // mean over ranks, bytes sent per iteration
 };
 
-// `start_ps` / `end_ps`: per global op of step.schedule, -1 for an op that never ran;
-// `rank_finish_ps`: per rank, when the simulator says it finished (which may be after its
-// last op ended: LogGOPS keeps the cpu busy with the overhead of a send already handed over).
-// compute + Σ exposed + idle = iteration on the critical rank; where several dimensions
-// communicate at once and nothing computes, they share the time equally (each share rounded
-// down to whole ps, the rest going to idle).
-StepReport analyse_step(const WorkloadSpec& w, const LoweredStep& step, std::span<const std::int64_t> start_ps,
-                        std::span<const std::int64_t> end_ps, std::span<const std::int64_t> rank_finish_ps);
+// `start` / `end`: per global op of step.schedule, empty for an op that never started or
+// never ended; `rank_finish`: per rank, when the simulator says it finished (which may be
+// after its last op ended: LogGOPS keeps the cpu busy with the overhead of a send already
+// handed over). compute + Σ exposed + idle = iteration on the critical rank; where several
+// dimensions communicate at once and nothing computes, they share the time equally (each
+// share rounded down to whole ps, the rest going to idle).
+StepReport analyse_step(const WorkloadSpec& w, const LoweredStep& step, std::span<const std::optional<SimTime>> start,
+                        std::span<const std::optional<SimTime>> end, std::span<const SimTime> rank_finish);
 
 // The same from what a streamed run keeps: each rank's busy time by role. Depends only on
 // when each role was busy, so it gives the same report as the op times it was built from.
 StepReport analyse_step(const WorkloadSpec& w, const StepTotals& totals, const RoleTimelines& timelines,
-                        std::span<const std::int64_t> rank_finish_ps);
+                        std::span<const SimTime> rank_finish);
 
 }  // namespace collsim::workload
