@@ -96,13 +96,13 @@ void run_run_command(RunOptions& o) {
       intact.fabric.link_down.clear();
       intact.fabric.switch_down.clear();
       const std::optional<exec::SimulationRun> other = simulate_schedule(intact, t, loaded.schedule, parallel);
-      if (other) without_faults = SimTime::ps(other->result.makespan_ps);
+      if (other) without_faults = other->result.makespan;
     }
     if (!run) return;
     complete = run->result.complete;
     nlohmann::json j = run_summary_json(o.sim, t, loaded.schedule, loaded.description, *run);
     if (without_faults)
-      j["faults"].update(fault_cost_json(complete ? std::optional(SimTime::ps(run->result.makespan_ps)) : std::nullopt,
+      j["faults"].update(fault_cost_json(complete ? std::optional(run->result.makespan) : std::nullopt,
                                          *without_faults));
     if (o.sim.compute.straggler_report) j.update(straggler_json(costs));
     std::optional<energy::StepEnergy> used;
@@ -118,7 +118,7 @@ void run_run_command(RunOptions& o) {
       std::cout << j.dump(2) << std::endl;
     } else {
       print_run_human(o.sim, t, loaded.schedule, loaded.description, *run);
-      if (without_faults && complete) std::cout << fault_cost_line(SimTime::ps(run->result.makespan_ps), *without_faults);
+      if (without_faults && complete) std::cout << fault_cost_line(run->result.makespan, *without_faults);
       std::cout << straggler_lines(costs);
       if (used) print_energy(*used, *power, o.energy);
     }
