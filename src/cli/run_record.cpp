@@ -54,22 +54,18 @@ std::vector<out::CollectiveRecord> collective_records(const goal::Schedule& sche
                                                       const std::vector<goal::OpSpan>& spans) {
   std::vector<out::CollectiveRecord> records;
   if (spans.empty() || times.empty()) return records;
-  std::vector<std::int64_t> start(schedule.num_ops(), -1), end(schedule.num_ops(), -1);
-  for (const exec::OpTime& t : times) {
-    const std::uint64_t g = schedule.rank(t.rank).first_global_op() + t.op;
-    start[g] = exec::picoseconds_or_never(t.start);
-    end[g] = exec::picoseconds_or_never(t.end);
-  }
+  std::vector<const exec::OpTime*> time_of(schedule.num_ops(), nullptr);  // null: no time recorded
+  for (const exec::OpTime& t : times) time_of[schedule.rank(t.rank).first_global_op() + t.op] = &t;
   records.reserve(spans.size());
   for (const goal::OpSpan& s : spans) {
-    out::CollectiveRecord r{s.rank, s.name, -1, -1};
+    out::CollectiveRecord& r = records.emplace_back(out::CollectiveRecord{s.rank, s.name, std::nullopt, std::nullopt});
     const std::uint64_t base = schedule.rank(s.rank).first_global_op();
     for (goal::LocalOp op = s.first; op < s.end; ++op) {
-      const std::int64_t a = start[base + op], b = end[base + op];
-      if (a >= 0 && (r.start_ps < 0 || a < r.start_ps)) r.start_ps = a;
-      if (b >= 0) r.end_ps = std::max(r.end_ps, b);
+      const exec::OpTime* t = time_of[base + op];
+      if (t == nullptr) continue;
+      if (t->start && (!r.start || *t->start < *r.start)) r.start = t->start;
+      r.end = std::max(r.end, t->end);
     }
-    records.push_back(r);
   }
   return records;
 }

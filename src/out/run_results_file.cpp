@@ -82,8 +82,10 @@ void write_collectives(const h5::Node& root, const RunResults& r) {
   // The names hang on the column as an attribute, so that every dataset of the group has one
   // row per record and pandas takes the group as one table.
   h5::set_attribute(write(group, "name", r.collectives, &CollectiveRecord::name), "names", r.collective_names);
-  write(group, "start_ps", r.collectives, &CollectiveRecord::start_ps, "ps (-1: never started)");
-  write(group, "end_ps", r.collectives, &CollectiveRecord::end_ps, "ps (-1: never ended)");
+  write(group, "start_ps", r.collectives, [](const CollectiveRecord& c) { return exec::picoseconds_or_never(c.start); },
+        "ps (-1: never started)");
+  write(group, "end_ps", r.collectives, [](const CollectiveRecord& c) { return exec::picoseconds_or_never(c.end); },
+        "ps (-1: never ended)");
 }
 
 void write_parts(const h5::Node& file, const RunResults& r) {

@@ -163,13 +163,13 @@ nlohmann::json trace_events(const RunResults& r, const TraceLimits& limits) {
   // Collectives, on every rank.
   std::vector<bool> named(s.num_ranks(), false);
   for (const CollectiveRecord& c : r.collectives) {
-    if (c.start_ps < 0 || c.end_ps < 0 || c.rank >= s.num_ranks()) continue;
+    if (!c.start || !c.end || c.rank >= s.num_ranks()) continue;
     if (!named[c.rank]) {
       named[c.rank] = true;
       name_thread(events, static_cast<int>(c.rank), kCollectivesThread, "collectives");
     }
     events.push_back({{"ph", "X"}, {"name", r.collective_names.at(c.name)}, {"pid", static_cast<int>(c.rank)},
-                      {"tid", kCollectivesThread}, {"ts", us(c.start_ps)}, {"dur", us(c.end_ps - c.start_ps)}});
+                      {"tid", kCollectivesThread}, {"ts", us(*c.start)}, {"dur", us(*c.end - *c.start)}});
   }
 
   // The busiest link directions' utilisation and queue over the samples.

@@ -45,7 +45,9 @@ void make_sample_run(SampleRun& run) {
 
   r.flows = {{0, 1, 1250, ps(500'000), ps(1'600'000)}, {1, 0, 64, ps(1'500'000), std::nullopt}};
   r.collective_names = {"allreduce", "barrier"};
-  r.collectives = {{0, 0, 500'000, 1'500'000}, {1, 0, 0, 1'600'000}, {1, 1, 1'600'000, -1}};
+  r.collectives = {{0, 0, ps(500'000), ps(1'500'000)},
+                   {1, 0, ps(0), ps(1'600'000)},
+                   {1, 1, ps(1'600'000), std::nullopt}};
 }
 
 }  // namespace collsim::out::test

@@ -5,9 +5,11 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "collsim/common/sim_time.hpp"
 #include "collsim/exec/execution.hpp"
 #include "collsim/goal/op_span.hpp"
 #include "collsim/goal/schedule.hpp"
@@ -27,12 +29,13 @@ struct LinkDirection {
 using LinkSamples = net::LinkSamples;
 using FlowRecord = exec::MessageFlow;
 
-// One rank's part of one collective (or one phase of a workload).
+// One rank's part of one collective (or one phase of a workload): from its first op's start to
+// its last op's end, among the ops that started and ended (empty: none did).
 struct CollectiveRecord {
   std::uint32_t rank = 0;
   std::uint32_t name = 0;    // index into RunResults::collective_names
-  std::int64_t start_ps = -1;
-  std::int64_t end_ps = -1;
+  std::optional<SimTime> start;
+  std::optional<SimTime> end;
 };
 
 struct RunResults {
