@@ -5,24 +5,22 @@
 
 namespace collsim::net {
 
+topo::LinkId named_link(const std::string& text, const std::string& a, const std::string& b, const topo::Topology& t) {
+  const auto na = t.find(a), nb = t.find(b);
+  if (!na) throw std::invalid_argument("'" + text + "': " + t.name() + " has no node '" + a + "'");
+  if (!nb) throw std::invalid_argument("'" + text + "': " + t.name() + " has no node '" + b + "'");
+  for (const topo::Port& p : t.ports(*na))
+    if (p.peer == *nb) return p.link;
+  throw std::invalid_argument("'" + text + "': no link between " + a + " and " + b);
+}
+
 LinkChange parse_link_change(std::string_view text, const topo::Topology& t) {
   const std::string s(text);
   const auto colon = s.find(':'), at = s.find('@', colon == std::string::npos ? 0 : colon), eq = s.find('=', at == std::string::npos ? 0 : at);
   if (colon == std::string::npos || at == std::string::npos || eq == std::string::npos)
     throw std::invalid_argument("'" + s + "': expected NODE_A:NODE_B@TIME=BANDWIDTH (pod0_agg2:pod0_edge2@1ms=50Gbps)");
-  const std::string a = s.substr(0, colon), b = s.substr(colon + 1, at - colon - 1);
-  const auto na = t.find(a), nb = t.find(b);
-  if (!na) throw std::invalid_argument("'" + s + "': " + t.name() + " has no node '" + a + "'");
-  if (!nb) throw std::invalid_argument("'" + s + "': " + t.name() + " has no node '" + b + "'");
   LinkChange c;
-  bool found = false;
-  for (const topo::Port& p : t.ports(*na))
-    if (p.peer == *nb) {
-      c.link = p.link;
-      found = true;
-      break;
-    }
-  if (!found) throw std::invalid_argument("'" + s + "': no link between " + a + " and " + b);
+  c.link = named_link(s, s.substr(0, colon), s.substr(colon + 1, at - colon - 1), t);
   std::string error;
   const auto when = parse_duration(s.substr(at + 1, eq - at - 1), &error);
   if (!when || *when < SimTime::zero()) throw std::invalid_argument("'" + s + "': the time: " + (error.empty() ? "must not be negative" : error));

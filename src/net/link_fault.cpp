@@ -1,5 +1,7 @@
 #include "collsim/net/link_fault.hpp"
 
+#include "collsim/net/link_change.hpp"
+
 #include <algorithm>
 #include <map>
 #include <numeric>
@@ -41,17 +43,9 @@ LinkFault parse_link_fault(std::string_view text, const topo::Topology& t) {
   if (colon == std::string::npos || at == std::string::npos)
     throw std::invalid_argument("'" + s + "': expected NODE_A:NODE_B@TIME or NODE_A:NODE_B@TIME..TIME2 (pod0_agg2:core0@1ms)");
   const std::string a = s.substr(0, colon), b = s.substr(colon + 1, at - colon - 1);
-  const auto na = t.find(a), nb = t.find(b);
-  if (!na) throw std::invalid_argument("'" + s + "': " + t.name() + " has no node '" + a + "'");
-  if (!nb) throw std::invalid_argument("'" + s + "': " + t.name() + " has no node '" + b + "'");
   LinkFault f;
   f.what = "link " + a + ":" + b;
-  for (const topo::Port& p : t.ports(*na))
-    if (p.peer == *nb) {
-      f.links.push_back(p.link);
-      break;
-    }
-  if (f.links.empty()) throw std::invalid_argument("'" + s + "': no link between " + a + " and " + b);
+  f.links.push_back(named_link(s, a, b, t));
   parse_window(s, at, f);
   return f;
 }

@@ -3,6 +3,7 @@
 // speeds): from `at` on, both directions serialise at `bandwidth`. What is on the wire then
 // finishes at the old speed.
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -23,5 +24,8 @@ struct LinkChange {
 // what is wrong: no such node or link, a bad time or bandwidth, a bandwidth of 0 (a link
 // going down is not modelled).
 LinkChange parse_link_change(std::string_view text, const topo::Topology& topology);
+// The link between the nodes named `a` and `b` (the first, in either order); throws
+// std::invalid_argument quoting `text` when either node or the link is missing.
+topo::LinkId named_link(const std::string& text, const std::string& a, const std::string& b, const topo::Topology& topology);
 
 }  // namespace collsim::net
