@@ -1,5 +1,6 @@
 #include "collsim/net/port_chooser.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace collsim::net {
@@ -87,11 +88,7 @@ std::uint16_t PortChooser::choose(topo::NodeId node, Packet& p, const std::vecto
     case RoutingMode::DimensionOrder: return dimension_order(node, p);
     case RoutingMode::Valiant:
     case RoutingMode::Ugal: return dragonfly(node, p, ports, random);
-    case RoutingMode::Rail: {
-      const auto c = table_.next_ports(node, p.dst);
-      if (c.empty()) no_route(node, p);
-      return c[p.entropy % c.size()];
-    }
+    case RoutingMode::Rail: return rail(node, p);
     case RoutingMode::Ecmp:
     case RoutingMode::Spray:
     case RoutingMode::Minimal: break;
@@ -108,12 +105,27 @@ std::uint16_t PortChooser::choose_for_flow(topo::NodeId node, HostIndex src, Hos
   switch (params_.routing) {
     case RoutingMode::DimensionOrder: return dimension_order(node, p);
     case RoutingMode::Rail: {
-      const auto c = table_.next_ports(node, dst);
-      if (c.empty()) no_route(node, p);
-      return c[entropy % c.size()];
+      // The packet model's hop count at `node`: 1 at the source's own switch.
+      const auto& ports = topology_.ports(topology_.host(src));
+      p.hops = std::any_of(ports.begin(), ports.end(), [node](const topo::Port& q) { return q.peer == node; }) ? 1 : 2;
+      return rail(node, p);
     }
     default: return hashed(node, p, table_.next_ports(node, dst));
   }
+}
+
+std::uint16_t PortChooser::rail(topo::NodeId node, const Packet& p) const {
+  const auto c = table_.next_ports(node, p.dst);
+  if (c.empty()) no_route(node, p);
+  // The NIC index picks among the ports where they are the NICs: at the first switch of a
+  // source with one port (a GPU whose NICs hang off its server's switch), and next to the
+  // destination's switches (the destination's rail). Elsewhere (a rail leaf's uplinks to the
+  // spines) the NIC index plus the destination's index, modulo the paths, as InfiniBand's
+  // fat-tree routing (D-mod-K) spreads destinations: all of a rail leaf's traffic carries its
+  // rail's NIC index, which alone would send it to one spine.
+  const bool picks_nic = p.hops == 1 && topology_.ports(topology_.host(p.src)).size() == 1;
+  if (picks_nic || table_.distance(node, p.dst) <= 2) return c[p.entropy % c.size()];
+  return c[(std::uint64_t{p.entropy} + p.dst) % c.size()];
 }
 
 std::uint16_t PortChooser::dimension_order(topo::NodeId node, const Packet& p) const {

@@ -7,9 +7,12 @@
 //   valiant         - dragonflies: via a random router of a third group, then minimal
 //   ugal            - dragonflies (UGAL-L): Valiant when its first port's queue times its
 //                     path length is smaller than the minimal path's
-//   rail            - the packet's entropy modulo the shortest-path ports: senders told a NIC
-//                     (a GOAL op's nic) put it there, so each NCCL channel keeps to the NIC
-//                     (rail) it is bound to; other flows carry their hash, as under ecmp
+//   rail            - senders told a NIC (a GOAL op's nic) put it in the packet's entropy,
+//                     so each NCCL channel keeps to the NIC (rail) it is bound to: the host,
+//                     the first switch of a one-port host and the switches next to the
+//                     destination's take the entropy modulo their shortest-path ports; other
+//                     switches the entropy plus the destination's index modulo them (D-mod-K
+//                     within a rail); flows not bound to a NIC carry their hash as entropy
 // Valiant and UGAL decide at the first router a packet meets and record it in `via`.
 
 #include <cstdint>
@@ -39,6 +42,7 @@ class PortChooser {
   std::uint16_t least_queued(topo::NodeId node, const Packet& p, std::span<const topo::PortIndex> candidates,
                              const std::vector<OutputPort>& ports) const;
   std::uint16_t dimension_order(topo::NodeId node, const Packet& p) const;
+  std::uint16_t rail(topo::NodeId node, const Packet& p) const;
   std::uint16_t dragonfly(topo::NodeId node, Packet& p, const std::vector<OutputPort>& ports,
                           pdes::RandomStream& random) const;
   // Ports of `node` one step closer to router `target` (dragonfly).
