@@ -117,15 +117,25 @@ std::uint16_t PortChooser::choose_for_flow(topo::NodeId node, HostIndex src, Hos
 std::uint16_t PortChooser::rail(topo::NodeId node, const Packet& p) const {
   const auto c = table_.next_ports(node, p.dst);
   if (c.empty()) no_route(node, p);
-  // The NIC index picks among the ports where they are the NICs: at the first switch of a
-  // source with one port (a GPU whose NICs hang off its server's switch), and next to the
-  // destination's switches (the destination's rail). Elsewhere (a rail leaf's uplinks to the
-  // spines) the NIC index plus the destination's index, modulo the paths, as InfiniBand's
-  // fat-tree routing (D-mod-K) spreads destinations: all of a rail leaf's traffic carries its
+  // The NIC index picks the neighbour where the neighbours are NICs or rails: at the first
+  // switch of a source with one port (a GPU whose NICs hang off its server's switch), and next
+  // to the destination's switches (the destination's rail). The candidates come in runs of
+  // parallel links to one neighbour (as the generators lay them out); the hash picks among
+  // those. Elsewhere (a rail leaf's uplinks to the spines) the hash of source, destination and
+  // NIC picks, as ECMP keeps a connection on one path: all of a rail leaf's traffic carries its
   // rail's NIC index, which alone would send it to one spine.
   const bool picks_nic = p.hops == 1 && topology_.ports(topology_.host(p.src)).size() == 1;
-  if (picks_nic || table_.distance(node, p.dst) <= 2) return c[p.entropy % c.size()];
-  return c[(std::uint64_t{p.entropy} + p.dst) % c.size()];
+  if (!picks_nic && table_.distance(node, p.dst) > 2) return hashed(node, p, c);
+  const auto& ports = topology_.ports(node);
+  std::uint32_t runs = 1;
+  for (std::size_t i = 1; i < c.size(); ++i) runs += ports[c[i]].peer != ports[c[i - 1]].peer ? 1 : 0;
+  const std::uint64_t run = p.entropy % runs;
+  std::size_t begin = 0;
+  for (std::uint64_t r = 0; r < run; ++begin)
+    if (ports[c[begin + 1]].peer != ports[c[begin]].peer) ++r;
+  std::size_t end = begin + 1;
+  while (end < c.size() && ports[c[end]].peer == ports[c[begin]].peer) ++end;
+  return hashed(node, p, c.subspan(begin, end - begin));
 }
 
 std::uint16_t PortChooser::dimension_order(topo::NodeId node, const Packet& p) const {

@@ -10,9 +10,10 @@
 //   rail            - senders told a NIC (a GOAL op's nic) put it in the packet's entropy,
 //                     so each NCCL channel keeps to the NIC (rail) it is bound to: the host,
 //                     the first switch of a one-port host and the switches next to the
-//                     destination's take the entropy modulo their shortest-path ports; other
-//                     switches the entropy plus the destination's index modulo them (D-mod-K
-//                     within a rail); flows not bound to a NIC carry their hash as entropy
+//                     destination's take the neighbour the entropy picks modulo their
+//                     shortest-path neighbours (then hash among parallel links to it);
+//                     other switches hash (source, destination, entropy), one path per
+//                     connection; flows not bound to a NIC carry their hash as entropy
 // Valiant and UGAL decide at the first router a packet meets and record it in `via`.
 
 #include <cstdint>
