@@ -590,6 +590,7 @@ void Host::on_flow_timer(const FlowTimer& t) {
     return;
   }
   ++stats_.timeouts;
+  if (ctx_.faults && ports_[f.port].down()) move_to_live_port(f);
   if (cut_off(f)) {
     give_up(f);
     return;
@@ -610,6 +611,20 @@ bool Host::cut_off(const Sender& f) const {
   const auto& changes = ctx_.faults->changes();
   if (!changes.empty() && changes.back().at > now()) return false;
   return ports_[f.port].down() || !(*ctx_.routes)[epoch_].reach->reaches(index_, f.dst);
+}
+
+void Host::move_to_live_port(Sender& f) {
+  const auto candidates = routing().next_ports(node_, f.dst);
+  std::uint32_t live = 0;
+  for (const topo::PortIndex c : candidates) live += ports_[c].down() ? 0 : 1;
+  if (live == 0) return;
+  std::uint32_t k = f.entropy % live;
+  for (const topo::PortIndex c : candidates) {
+    if (ports_[c].down() || k-- != 0) continue;
+    deactivate(f);
+    f.port = c;
+    return;
+  }
 }
 
 void Host::give_up(Sender& f) {

@@ -229,6 +229,27 @@ TEST(LinkFault, AFlappingLinkLosesWhatCrossesItWhileDownEachTime) {
   EXPECT_GT(run.link_bytes[2 * detour], 0u);
 }
 
+TEST(LinkFault, AHostWithTwoNicsFailsOverToTheLiveOne) {
+  // h0 hangs off s0 and s1, both linked to s2, which has h1. h0's flow to h1 starts on NIC 0
+  // (via s0); h0:s0 fails at 5 us for good. Its first timeout after that (rto_lossless 100 us
+  // after the last acknowledgement) finds NIC 0 dead and NIC 1 routed to h1: it resends from
+  // there and arrives; nothing is given up.
+  topo::Topology t;
+  const auto h0 = t.add_node("h0", topo::NodeKind::Host), h1 = t.add_node("h1", topo::NodeKind::Host);
+  const auto s0 = t.add_node("s0", topo::NodeKind::Switch), s1 = t.add_node("s1", topo::NodeKind::Switch);
+  const auto s2 = t.add_node("s2", topo::NodeKind::Switch);
+  for (auto [a, b] : {std::pair{h0, s0}, {h0, s1}, {s0, s2}, {s1, s2}, {s2, h1}}) t.add_link(a, b, gbps(100), ns(1000));
+  FabricParams params;
+  params.rto_lossless = SimTime::us(100);
+  const auto run = run_with(t, {parse_link_fault("h0:s0@5us", t)}, SimTime::us(1), {{0, 1, 1'000'000, SimTime::zero(), 0}},
+                            params);
+  EXPECT_FALSE(run.flows[0].delivered.is_infinite());
+  EXPECT_GT(run.flows[0].delivered, SimTime::us(100));
+  EXPECT_EQ(run.totals.flows_given_up, 0u);
+  EXPECT_EQ(run.totals.flows_resent, 1u);
+  EXPECT_GT(run.link_bytes[2 * 1], 0u);  // h0 -> s1 carried the resent data
+}
+
 TEST(LinkFault, FaultsOnFlowLinksAreRefused) {
   const topo::Topology t = testing::chain({ns(1000)}, gbps(100));
   auto transport = pdes::make_local_transport();

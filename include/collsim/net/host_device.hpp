@@ -248,6 +248,9 @@ class Host final : public Device {
   void retire_done_flows();
   // Takes `f` out of its port's turns.
   void deactivate(Sender& f);
+  // `f`'s port is down: it goes on from another of the host's ports toward its destination
+  // that the routes in force offer and that is up, if there is one (a NIC's failover).
+  void move_to_live_port(Sender& f);
   // Whether `f`'s destination is out of reach and no fault or route change is to come.
   bool cut_off(const Sender& f) const;
   void give_up(Sender& f);
