@@ -1,10 +1,12 @@
 #include "replay_command.hpp"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <iomanip>
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "collsim/collectives/collective.hpp"
@@ -15,6 +17,7 @@
 #include "collsim/traces/trace_format.hpp"
 #include "duration_option.hpp"
 #include "energy_output.hpp"
+#include "fault_report.hpp"
 #include "schedule_simulation.hpp"
 
 namespace collsim::cli {
@@ -131,6 +134,51 @@ nlohmann::json collectives_json(const traces::LoweredReplay& lowered, const std:
   return list;
 }
 
+// The collectives the failures of --link-down/--switch-down slowed: each one's duration with
+// them against without, the longest delay first (one that never finished with them first of all).
+struct SlowedCollective {
+  std::size_t index;
+  SimTime without;
+  std::optional<SimTime> with;
+  SimTime delay() const { return with ? *with - without : SimTime::infinity(); }
+};
+
+std::vector<SlowedCollective> slowed_collectives(const std::vector<CollectiveTime>& with,
+                                                 const std::vector<CollectiveTime>& without) {
+  std::vector<SlowedCollective> out;
+  for (std::size_t i = 0; i < with.size(); ++i) {
+    const std::optional<SimTime> a = duration(with[i]), b = duration(without[i]);
+    if (b && (!a || *a > *b)) out.push_back({i, *b, a});
+  }
+  std::stable_sort(out.begin(), out.end(), [](const auto& x, const auto& y) { return x.delay() > y.delay(); });
+  return out;
+}
+
+nlohmann::json slowed_json(const traces::LoweredReplay& lowered, const std::vector<SlowedCollective>& slowed) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const SlowedCollective& c : slowed)
+    list.push_back({{"collective", c.index},
+                    {"kind", lowered.collectives[c.index].kind},
+                    {"duration_without_faults_ps", c.without.picoseconds()},
+                    {"duration_ps", exec::picoseconds_or_never(c.with)}});
+  return {{"collectives_slowed", list}};
+}
+
+std::string slowed_line(const traces::LoweredReplay& lowered, const std::vector<SlowedCollective>& slowed) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(3) << "              " << slowed.size() << " of "
+      << lowered.collectives.size() << " collectives slowed";
+  if (!slowed.empty()) {
+    const SlowedCollective& c = slowed.front();
+    out << ", most #" << c.index << " " << lowered.collectives[c.index].kind << ": ";
+    if (c.with) out << static_cast<double>(c.without.picoseconds()) / 1e6 << " -> "
+                    << static_cast<double>(c.with->picoseconds()) / 1e6 << " us";
+    else out << "never finished";
+  }
+  out << "\n";
+  return out.str();
+}
+
 void print_collectives(const traces::LoweredReplay& lowered, const std::vector<CollectiveTime>& times) {
   constexpr std::size_t kShown = 50;
   auto us = [](std::int64_t ps) { return static_cast<double>(ps) / 1e6; };
@@ -188,11 +236,26 @@ void run_replay_command(const ReplayOptions& o) {
     }
     const auto watch = watch_simulation(sim, parallel, t, lowered.schedule);
     const std::optional<exec::SimulationRun> run = simulate_schedule(sim, t, lowered.schedule, parallel, watch.get());
+    // The same replay on a fabric that does not fail, for what the failures cost each collective.
+    std::optional<exec::SimulationRun> intact;
+    if (sim.fabric.any_fault()) {
+      SimulationCliOptions without = sim;
+      without.fabric.link_down.clear();
+      without.fabric.switch_down.clear();
+      intact = simulate_schedule(without, t, lowered.schedule, parallel);
+    }
     if (!run) return;
     complete = run->result.complete;
     const std::vector<CollectiveTime> times = collective_times(lowered, run->result);
     nlohmann::json j = run_summary_json(sim, t, lowered.schedule, program.description, *run);
     j["collectives"] = collectives_json(lowered, times);
+    std::vector<SlowedCollective> slowed;
+    if (intact) {
+      slowed = slowed_collectives(times, collective_times(lowered, intact->result));
+      j["faults"].update(fault_cost_json(complete ? std::optional(run->result.makespan) : std::nullopt,
+                                         intact->result.makespan));
+      j["faults"].update(slowed_json(lowered, slowed));
+    }
     std::optional<energy::StepEnergy> used;
     if (power) {
       const exec::Placement placement = place(sim, lowered.schedule.num_ranks(), t.num_hosts());
@@ -206,6 +269,10 @@ void run_replay_command(const ReplayOptions& o) {
       std::cout << j.dump(2) << std::endl;
     } else {
       print_run_human(sim, t, lowered.schedule, program.description, *run);
+      if (intact) {
+        if (complete) std::cout << fault_cost_line(run->result.makespan, intact->result.makespan);
+        std::cout << slowed_line(lowered, slowed);
+      }
       print_collectives(lowered, times);
       if (used) print_energy(*used, *power, o.energy);
     }

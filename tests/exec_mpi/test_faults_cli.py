@@ -68,6 +68,27 @@ class Faults(unittest.TestCase):
         other, _ = collective("allreduce", "--switch-down", "leaf1@20us", "--reconvergence", "10us", ranks=2, expect=2)
         self.assertEqual(other["faults"]["given_up"], out["faults"]["given_up"])
 
+    def test_replay_names_the_collectives_a_fault_slowed(self):
+        # An NCCL log's 8 ranks on leaf 0: host 3's link is down from 10 to 30 us, while the
+        # all-reduce (0) runs and before the broadcast (1) ends; lost packets wait for a 50 us
+        # timeout. Both collectives take longer than on the intact fabric, the all-reduce most.
+        args = ("replay", os.path.join(ROOT, "tests", "data", "traces", "nccl", "snellius_2x4.log"),
+                "--topology", LEAF_SPINE, "--link-down", "h3:leaf0@10us..30us", "--reconvergence", "1us",
+                "--set", "rto_lossless=50us", "--json")
+        r = collsim(*args)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        out = json.loads(r.stdout)
+        f = out["faults"]
+        self.assertGreater(f["slowdown"], 1)
+        slowed = f["collectives_slowed"]
+        self.assertEqual([c["collective"] for c in slowed], [0, 1])
+        for c in slowed:
+            self.assertGreater(c["duration_ps"], c["duration_without_faults_ps"])
+            self.assertEqual(c["duration_ps"], out["collectives"][c["collective"]]["duration_ps"])
+        r2 = collsim(*args, ranks=2)
+        self.assertEqual(r2.returncode, 0, r2.stderr)
+        self.assertEqual(json.loads(r2.stdout)["faults"], f)
+
     def test_a_link_at_half_speed_under_one_flow(self):
         # tests/net/link_change_test.cpp derives 166,623,200 ps for 1,000,000 B over h0 -1us-
         # s0 -2us- s1 -0.5us- h1 at 100 Gb/s with the middle link at 50 Gb/s.
