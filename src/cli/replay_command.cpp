@@ -268,11 +268,9 @@ void run_replay_command(const ReplayOptions& o) {
     if (sim.json) {
       std::cout << j.dump(2) << std::endl;
     } else {
-      print_run_human(sim, t, lowered.schedule, program.description, *run);
-      if (intact) {
-        if (complete) std::cout << fault_cost_line(run->result.makespan, intact->result.makespan);
-        std::cout << slowed_line(lowered, slowed);
-      }
+      print_run_human(sim, t, lowered.schedule, program.description, *run,
+                      intact ? std::optional(intact->result.makespan) : std::nullopt);
+      if (intact) std::cout << slowed_line(lowered, slowed);
       print_collectives(lowered, times);
       if (used) print_energy(*used, *power, o.energy);
     }

@@ -117,8 +117,7 @@ void run_run_command(RunOptions& o) {
     if (o.sim.json) {
       std::cout << j.dump(2) << std::endl;
     } else {
-      print_run_human(o.sim, t, loaded.schedule, loaded.description, *run);
-      if (without_faults && complete) std::cout << fault_cost_line(run->result.makespan, *without_faults);
+      print_run_human(o.sim, t, loaded.schedule, loaded.description, *run, without_faults);
       std::cout << straggler_lines(costs);
       if (used) print_energy(*used, *power, o.energy);
     }

@@ -114,7 +114,8 @@ nlohmann::json run_summary_json(const SimulationCliOptions& o, const topo::Topol
 }
 
 void print_run_human(const SimulationCliOptions& o, const topo::Topology& t, const goal::Schedule& schedule,
-                     const std::string& description, const exec::SimulationRun& run) {
+                     const std::string& description, const exec::SimulationRun& run,
+                     std::optional<SimTime> without_faults) {
   const exec::RunResult& r = run.result;
   const pdes::RunStats& s = run.stats;
   auto us = [](SimTime time) { return to_duration(time).microseconds(); };
@@ -153,6 +154,7 @@ void print_run_human(const SimulationCliOptions& o, const topo::Topology& t, con
                 << " data packets in trains (fast-forward steady)";
     std::cout << "\n";
     if (o.fabric.any_fault()) std::cout << fault_lines(o.fabric, t, run.totals);
+    if (without_faults && r.complete) std::cout << fault_cost_line(r.makespan, *without_faults);
   }
   std::cout << "simulation    " << s.events << " events in " << s.wall_s << " s (" << s.events_per_s / 1e6
             << " M events/s), " << s.ranks << " rank(s), " << s.windows << " windows, sync " << 100 * s.sync_fraction

@@ -105,9 +105,11 @@ std::unique_ptr<reuse::AloneTimingTable> alone_timing_table(const SimulationCliO
 // The summary keys every simulating command reports; commands add their own.
 nlohmann::json run_summary_json(const SimulationCliOptions& o, const topo::Topology& t, const goal::Schedule& schedule,
                                 const std::string& description, const exec::SimulationRun& run);
-// Makespan, slowest and fastest rank, ops, messages, fabric totals, events and wall time.
+// Makespan, slowest and fastest rank, ops, messages, fabric totals, events and wall time;
+// `without_faults`: the makespan of the same run on an intact fabric, for the failures' cost.
 void print_run_human(const SimulationCliOptions& o, const topo::Topology& t, const goal::Schedule& schedule,
-                     const std::string& description, const exec::SimulationRun& run);
+                     const std::string& description, const exec::SimulationRun& run,
+                     std::optional<SimTime> without_faults = std::nullopt);
 // Why a lossless run with `drops` packets dropped despite PFC hangs, in one sentence.
 std::string drops_despite_pfc(std::uint64_t drops);
 // Blocked ops and unmatched messages on stderr.
