@@ -237,13 +237,7 @@ void run_replay_command(const ReplayOptions& o) {
     const auto watch = watch_simulation(sim, parallel, t, lowered.schedule);
     const std::optional<exec::SimulationRun> run = simulate_schedule(sim, t, lowered.schedule, parallel, watch.get());
     // The same replay on a fabric that does not fail, for what the failures cost each collective.
-    std::optional<exec::SimulationRun> intact;
-    if (sim.fabric.any_fault()) {
-      SimulationCliOptions without = sim;
-      without.fabric.link_down.clear();
-      without.fabric.switch_down.clear();
-      intact = simulate_schedule(without, t, lowered.schedule, parallel);
-    }
+    const std::optional<exec::SimulationRun> intact = simulate_without_faults(sim, t, lowered.schedule, parallel);
     if (!run) return;
     complete = run->result.complete;
     const std::vector<CollectiveTime> times = collective_times(lowered, run->result);

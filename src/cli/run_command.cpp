@@ -89,15 +89,9 @@ void run_run_command(RunOptions& o) {
         costs.push_back(std::move(c));
       }
     }
-    // The same run on a fabric that does not fail, for what the failures cost.
     std::optional<SimTime> without_faults;
-    if (o.sim.fabric.any_fault()) {
-      SimulationCliOptions intact = o.sim;
-      intact.fabric.link_down.clear();
-      intact.fabric.switch_down.clear();
-      const std::optional<exec::SimulationRun> other = simulate_schedule(intact, t, loaded.schedule, parallel);
-      if (other) without_faults = other->result.makespan;
-    }
+    if (const auto intact = simulate_without_faults(o.sim, t, loaded.schedule, parallel))
+      without_faults = intact->result.makespan;
     if (!run) return;
     complete = run->result.complete;
     nlohmann::json j = run_summary_json(o.sim, t, loaded.schedule, loaded.description, *run);

@@ -258,6 +258,15 @@ net::Fidelity SimulationCliOptions::fidelity_of(const topo::Topology& t) const {
   }
 }
 
+std::optional<exec::SimulationRun> simulate_without_faults(const SimulationCliOptions& o, const topo::Topology& topology,
+                                                           const goal::Schedule& schedule, ParallelContext& parallel) {
+  if (!o.fabric.any_fault()) return std::nullopt;
+  SimulationCliOptions intact = o;
+  intact.fabric.link_down.clear();
+  intact.fabric.switch_down.clear();
+  return simulate_schedule(intact, topology, schedule, parallel);
+}
+
 std::optional<exec::SimulationRun> simulate_schedule(const SimulationCliOptions& o, const topo::Topology& topology,
                                                      const goal::Schedule& schedule, ParallelContext& parallel,
                                                      RunWatch* watch, const exec::Placement* given) {

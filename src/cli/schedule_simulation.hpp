@@ -88,6 +88,10 @@ std::unique_ptr<RunWatch> watch_simulation(const SimulationCliOptions& o, Parall
 std::optional<exec::SimulationRun> simulate_schedule(const SimulationCliOptions& o, const topo::Topology& topology,
                                                  const goal::Schedule& schedule, ParallelContext& parallel,
                                                  RunWatch* watch = nullptr, const exec::Placement* placement = nullptr);
+// With --link-down or --switch-down: the same simulation on the fabric intact, for what the
+// failures cost; nothing without them (and, as above, on ranks other than the first).
+std::optional<exec::SimulationRun> simulate_without_faults(const SimulationCliOptions& o, const topo::Topology& topology,
+                                                           const goal::Schedule& schedule, ParallelContext& parallel);
 
 // The same on a schedule that arrives in pieces (a workload step lowered on the fly): in
 // LogGOPS mode on the root rank only, on a fabric on every rank of `parallel`, each asking the

@@ -91,10 +91,13 @@ Fabric::Fabric(const topo::Topology& topology, const FabricParams& params, pdes:
     for (const topo::LinkId l : f.links)
       if (domains_.domain_of_link[l] != kNoDomain)
         throw std::invalid_argument(f.what + " runs as flows, which cannot fail (see --fidelity): give its links packets");
+  // One routing epoch without faults; with them, who reaches whom in each (a run that
+  // cannot fail asks nobody).
   for (const RoutingEpoch& e : faults_.epochs()) {
     const std::vector<bool>* down = faults_.empty() ? nullptr : &e.link_down;
     tables_.push_back(std::make_unique<RoutingTable>(topology, routed, down));
     choosers_.push_back(std::make_unique<PortChooser>(topology, params_, *tables_.back()));
+    if (faults_.empty()) break;
     reach_.push_back(std::make_unique<Reachability>(topology, e.link_down));
     routes_.push_back({tables_.back().get(), choosers_.back().get(), reach_.back().get()});
   }

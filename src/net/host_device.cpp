@@ -614,17 +614,10 @@ bool Host::cut_off(const Sender& f) const {
 }
 
 void Host::move_to_live_port(Sender& f) {
-  const auto candidates = routing().next_ports(node_, f.dst);
-  std::uint32_t live = 0;
-  for (const topo::PortIndex c : candidates) live += ports_[c].down() ? 0 : 1;
-  if (live == 0) return;
-  std::uint32_t k = f.entropy % live;
-  for (const topo::PortIndex c : candidates) {
-    if (ports_[c].down() || k-- != 0) continue;
-    deactivate(f);
-    f.port = c;
-    return;
-  }
+  const std::uint32_t live = live_port_among(routing().next_ports(node_, f.dst), f.entropy);
+  if (live == kNoPort) return;
+  deactivate(f);
+  f.port = static_cast<std::uint16_t>(live);
 }
 
 void Host::give_up(Sender& f) {
@@ -639,7 +632,6 @@ void Host::on_link_state(const PortState& s) {
   OutputPort& o = ports_[s.port];
   o.set_down(s.down);
   if (!s.down) return;
-  for (std::uint8_t c = 0; c < kMaxClasses; ++c) o.set_paused(c, false);
   RingQueue<Packet>& control = nic_[s.port].control;
   o.stats().lost += control.size();
   while (!control.empty()) control.pop_front();

@@ -90,7 +90,7 @@ FaultSchedule::FaultSchedule(std::vector<LinkFault> faults, SimTime reconvergenc
   });
   std::vector<int> count(num_links, 0);
   std::vector<bool> down(num_links, false);
-  epochs_.push_back({SimTime::zero(), SimTime::zero(), down});
+  epochs_.push_back({SimTime::zero(), down});
   for (std::size_t i = 0; i < edges.size();) {
     const SimTime at = edges[i].at;
     bool changed = false;
@@ -106,7 +106,7 @@ FaultSchedule::FaultSchedule(std::vector<LinkFault> faults, SimTime reconvergenc
     if (!changed) continue;
     const SimTime from = at.saturating_add(reconvergence_);
     if (from == epochs_.back().from) epochs_.pop_back();
-    epochs_.push_back({from, at, down});
+    epochs_.push_back({from, down});
   }
 }
 

@@ -114,9 +114,7 @@ void Switch::on_link_state(const PortState& s) {
   OutputPort& o = ports_[s.port];
   o.set_down(s.down);
   if (!s.down) return;
-  // Pauses on either side of a dead link lapse: nobody is left to lift them.
-  for (std::uint8_t c = 0; c < kMaxClasses; ++c) o.set_paused(c, false);
-  upstream_paused_[s.port] = {};
+  upstream_paused_[s.port] = {};  // nobody is left upstream to resume
   o.drain([&](const Packet& p) {
     ++o.stats().lost;
     release(p);
@@ -130,13 +128,7 @@ std::uint32_t Switch::live_port(Packet& p) {
   const std::uint16_t chosen = chooser().choose(node_, p, ports_, random());
   if (!ports_[chosen].down()) return chosen;
   p.via = 0;  // a detour whose next hop is dead is given up: minimal from here
-  std::uint32_t live = 0;
-  for (const topo::PortIndex c : minimal) live += ports_[c].down() ? 0 : 1;
-  if (live == 0) return kNoPort;
-  std::uint64_t k = mix(mix(mix(mix(ctx_.params.seed, node_), p.src), p.dst), p.entropy) % live;
-  for (const topo::PortIndex c : minimal)
-    if (!ports_[c].down() && k-- == 0) return c;
-  return kNoPort;
+  return live_port_among(minimal, mix(mix(mix(mix(ctx_.params.seed, node_), p.src), p.dst), p.entropy));
 }
 
 bool Switch::waits_behind_data(const OutputPort& o) const {

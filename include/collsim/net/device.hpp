@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "collsim/net/fabric_context.hpp"
@@ -93,6 +94,17 @@ class Device : public pdes::LogicalProcess {
     }
   }
   void set_routes(const RoutesChange& c) { epoch_ = c.epoch; }
+  // The `pick`-th (modulo their number) of `candidates` whose link is up, or kNoPort if none.
+  static constexpr std::uint32_t kNoPort = 0xFFFFFFFFu;
+  std::uint32_t live_port_among(std::span<const topo::PortIndex> candidates, std::uint64_t pick) const {
+    std::uint32_t live = 0;
+    for (const topo::PortIndex c : candidates) live += ports_[c].down() ? 0 : 1;
+    if (live == 0) return kNoPort;
+    pick %= live;
+    for (const topo::PortIndex c : candidates)
+      if (!ports_[c].down() && pick-- == 0) return c;
+    return kNoPort;
+  }
   // Whether a packet that arrived on `port` was lost on the way: its link is down.
   bool lost_on_arrival(std::uint16_t port) {
     if (!ports_[port].down()) return false;

@@ -97,7 +97,6 @@ class Fabric {
   // After run(): the messages given up because a fault cut their destination off for good,
   // on rank 0 by source, flow (collective).
   std::vector<FlowEnd> given_up();
-  const FaultSchedule& faults() const { return faults_; }
   // After run(): the link samples asked for by FabricOptions::sample_interval, on rank 0
   // (collective; empty when not sampling).
   LinkSamples link_samples();

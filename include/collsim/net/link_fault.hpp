@@ -42,10 +42,9 @@ struct LinkStateChange {
   bool down = false;
 };
 
-// The routes in force from `from` on: shortest paths over the links up at `decided`.
+// The routes in force from `from` on: shortest paths over the links not marked down.
 struct RoutingEpoch {
   SimTime from;
-  SimTime decided;
   std::vector<bool> link_down;  // by link
 };
 
@@ -57,7 +56,6 @@ class FaultSchedule {
 
   bool empty() const { return faults_.empty(); }
   const std::vector<LinkFault>& faults() const { return faults_; }
-  SimTime reconvergence() const { return reconvergence_; }
   // Every change of a link's state, by time then link; a link down twice at once is one change.
   const std::vector<LinkStateChange>& changes() const { return changes_; }
   // Epoch 0 is the fault-free routing from time 0 (or the routing over the links down at 0

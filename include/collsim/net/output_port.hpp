@@ -47,9 +47,13 @@ class OutputPort {
     last_wire_bytes_ = 0;  // the cached serialisation time was at the old speed
   }
   const Wire& wire() const { return wire_; }
-  // The link is down (see LinkFault): what is put on its wire is lost.
+  // The link is down (see LinkFault): what is put on its wire is lost, and PFC pauses across
+  // it lapse (nobody is left to lift them).
   bool down() const { return down_; }
-  void set_down(bool down) { down_ = down; }
+  void set_down(bool down) {
+    down_ = down;
+    if (down) paused_ = 0;
+  }
 
   bool idle(SimTime now) const { return busy_until_ <= now; }
   SimTime busy_until() const { return busy_until_; }

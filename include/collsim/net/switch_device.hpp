@@ -71,7 +71,6 @@ class Switch final : public Device {
   // The port `p` leaves on while links are down: the routes' choice or, when that port's
   // link is dead, another shortest-path port (an ECMP group drops dead members at once);
   // kNoPort when no live port leads toward its destination.
-  static constexpr std::uint32_t kNoPort = 0xFFFFFFFFu;
   std::uint32_t live_port(Packet& p);
 
   const topo::SwitchParams& params_;
