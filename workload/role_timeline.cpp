@@ -4,24 +4,13 @@
 
 namespace collsim::workload {
 
-void RoleTimelines::add(goal::RankId rank, OpRole role, SimTime start, SimTime end) {
-  if (end <= start) return;
-  std::vector<BusyInterval>& v = ranks_[rank][static_cast<std::size_t>(role)];
-  // Ops finish roughly in time order: most intervals extend or follow the last one.
-  if (v.empty() || start > v.back().end) {
-    v.push_back({start, end});
-    return;
-  }
-  if (start >= v.back().start) {
-    v.back().end = std::max(v.back().end, end);
-    return;
-  }
-  // Anywhere else: merge with every interval it overlaps or touches. Ends ascend too, as the
-  // intervals are disjoint.
-  const auto lo = std::lower_bound(v.begin(), v.end(), start,
-                                   [](const BusyInterval& b, SimTime t) { return b.end < t; });
-  const auto hi = std::upper_bound(v.begin(), v.end(), end,
-                                   [](SimTime t, const BusyInterval& b) { return t < b.start; });
+namespace {
+
+// Merges [start, end) into disjoint, non-touching, ascending intervals.
+void merge(std::vector<BusyInterval>& v, SimTime start, SimTime end) {
+  // Ends ascend too, as the intervals are disjoint.
+  const auto lo = std::lower_bound(v.begin(), v.end(), start, [](const BusyInterval& b, SimTime t) { return b.end < t; });
+  const auto hi = std::upper_bound(v.begin(), v.end(), end, [](SimTime t, const BusyInterval& b) { return t < b.start; });
   if (lo == hi) {
     v.insert(lo, {start, end});
     return;
@@ -31,11 +20,54 @@ void RoleTimelines::add(goal::RankId rank, OpRole role, SimTime start, SimTime e
   v.erase(lo + 1, hi);
 }
 
+}  // namespace
+
+void RoleTimelines::add(goal::RankId rank, OpRole role, SimTime start, SimTime end) {
+  if (end <= start) return;
+  BusyInterval& last = latest(rank, role);
+  if (last.end <= last.start) {
+    last = {start, end};
+    std::vector<BusyInterval>& closed = ranks_[rank][static_cast<std::size_t>(role)];
+    if (closed.empty() || start > closed.back().end) return;
+    // busy() closed the latest interval: reopen it and merge as below.
+    last = closed.back();
+    closed.pop_back();
+  }
+  if (start > last.end) {  // after a gap: the latest interval is closed
+    ranks_[rank][static_cast<std::size_t>(role)].push_back(last);
+    last = {start, end};
+    return;
+  }
+  if (end >= last.start) {  // overlaps or touches the latest interval
+    last.end = std::max(last.end, end);
+    if (start < last.start) {
+      last.start = start;
+      std::vector<BusyInterval>& closed = ranks_[rank][static_cast<std::size_t>(role)];
+      for (; !closed.empty() && closed.back().end >= last.start; closed.pop_back())
+        last.start = std::min(last.start, closed.back().start);
+    }
+    return;
+  }
+  merge(ranks_[rank][static_cast<std::size_t>(role)], start, end);  // wholly before the latest interval
+}
+
+const std::vector<BusyInterval>& RoleTimelines::busy(goal::RankId rank, OpRole role) const {
+  std::vector<BusyInterval>& closed = ranks_[rank][static_cast<std::size_t>(role)];
+  BusyInterval& last = latest(rank, role);
+  if (last.end > last.start) {
+    closed.push_back(last);
+    last = {};
+  }
+  return closed;
+}
+
 RankActivity RoleTimelines::activity(goal::RankId rank) const {
   const std::vector<BusyInterval>& compute = busy(rank, OpRole::Compute);
   std::vector<BusyInterval> comm;
-  for (std::size_t role = 1; role < ranks_[rank].size(); ++role)
-    comm.insert(comm.end(), ranks_[rank][role].begin(), ranks_[rank][role].end());
+  for (std::size_t role = 1; role < kRoles; ++role) {
+    const std::vector<BusyInterval>& b = busy(rank, static_cast<OpRole>(role));
+    comm.insert(comm.end(), b.begin(), b.end());
+  }
   std::sort(comm.begin(), comm.end(), [](const BusyInterval& a, const BusyInterval& b) { return a.start < b.start; });
   SimTime computing;
   for (const BusyInterval& b : compute) computing += b.end - b.start;
@@ -64,6 +96,7 @@ std::uint64_t RoleTimelines::num_intervals() const {
   std::uint64_t n = 0;
   for (const auto& roles : ranks_)
     for (const auto& v : roles) n += v.size();
+  for (const BusyInterval& b : latest_) n += b.end > b.start ? 1 : 0;
   return n;
 }
 

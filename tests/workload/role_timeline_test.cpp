@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+
 #include "collsim/goal/schedule_builder.hpp"
 #include "collsim/workload/role_timeline.hpp"
 #include "collsim/workload/step_report.hpp"
@@ -34,6 +37,40 @@ TEST(RoleTimelines, MergesOverlappingAndTouchingIntervalsInAnyOrder) {
   t.add(0, OpRole::PP, ps(50), ps(60));  // other roles apart
   EXPECT_EQ(spans(t, OpRole::TP).size(), 1u);
   EXPECT_EQ(t.num_intervals(), 2u);
+}
+
+// Intervals that mostly come in order, some starting early (a receive posted long before
+// its message) and some wholly before the others, with the list read in between (which
+// closes the latest interval): always the union a sort and one pass give.
+TEST(RoleTimelines, AgreesWithASortedUnionWhateverTheOrderAndReads) {
+  std::mt19937_64 rng(7);
+  RoleTimelines t(1);
+  std::vector<std::pair<std::int64_t, std::int64_t>> all;
+  std::int64_t clock = 0;
+  for (int i = 0; i < 4000; ++i) {
+    clock += static_cast<std::int64_t>(rng() % 20);
+    std::int64_t start = clock, end = clock + 1 + static_cast<std::int64_t>(rng() % 15);
+    const unsigned kind = rng() % 10;
+    if (kind == 0) start = std::max<std::int64_t>(0, clock - static_cast<std::int64_t>(rng() % 400));  // early start
+    if (kind == 1) {  // wholly in the past
+      start = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(clock + 1));
+      end = start + 1 + static_cast<std::int64_t>(rng() % 5);
+    }
+    t.add(0, OpRole::DP, ps(start), ps(end));
+    all.emplace_back(start, end);
+    if (rng() % 50 != 0) continue;
+    std::sort(all.begin(), all.end());
+    std::vector<std::pair<std::int64_t, std::int64_t>> want;
+    for (const auto& [s, e] : all) {
+      if (!want.empty() && s <= want.back().second) {
+        want.back().second = std::max(want.back().second, e);
+      } else {
+        want.emplace_back(s, e);
+      }
+    }
+    ASSERT_EQ(spans(t, OpRole::DP), want) << "after " << i + 1 << " intervals";
+    ASSERT_EQ(t.num_intervals(), want.size());
+  }
 }
 
 // One rank: TP over [0, 1 us) and [1 us, 10 us) as two ops, PP and DP over [0, 10 us), a

@@ -1,10 +1,15 @@
 #pragma once
 // FIFO queues by 64-bit key, for MPI matching by (source, tag): an open-addressing table of
-// keys whose queues are linked lists in one pool of nodes. A key leaves the table when its
-// queue empties, and a freed node is reused by the next push, so a run that gives every
-// message its own tag allocates nothing once the table and the pool have grown to the most
-// entries held at once (a std::unordered_map of std::deque allocated a node and a 512-byte
-// block per tag, and freed them again, on every message).
+// keys, each slot holding the front of its key's queue, the rest of which is a linked list in
+// one pool of nodes. A key leaves the table when its queue empties, and a freed node is
+// reused by the next push, so a run that gives every message its own tag allocates nothing
+// once the table and the pool have grown to the most entries held at once (a
+// std::unordered_map of std::deque allocated a node and a 512-byte block per tag, and freed
+// them again, on every message).
+//
+// Most queues hold one item (a receive posted for one message, or a message that came
+// first): keeping the front in the slot makes taking it the one cache miss of finding the
+// key, where a node would be another, cold since the item was queued.
 
 #include <cstddef>
 #include <cstdint>
@@ -20,22 +25,29 @@ class FifoTable {
   bool contains(std::uint64_t key) const { return find(key) != kNoSlot; }
 
   // The front of key's queue; the key must be present.
-  T& front(std::uint64_t key) { return nodes_[slots_[find(key)].head].item; }
-  const T& front(std::uint64_t key) const { return nodes_[slots_[find(key)].head].item; }
+  T& front(std::uint64_t key) { return slots_[find(key)].front; }
+  const T& front(std::uint64_t key) const { return slots_[find(key)].front; }
 
   void push(std::uint64_t key, T item) {
-    const std::uint32_t node = new_node(std::move(item));
     if (2 * (used_ + 1) > slots_.size()) grow();
     std::size_t i = home(key);
-    while (slots_[i].head != kNone && slots_[i].key != key) i = (i + 1) & mask();
+    while (slots_[i].used && slots_[i].key != key) i = (i + 1) & mask();
     Slot& s = slots_[i];
-    if (s.head == kNone) {
-      s = {key, node, node};
+    if (!s.used) {
+      s.key = key;
+      s.used = true;
+      s.front = std::move(item);
+      s.head = s.tail = kNone;
       ++used_;
+      return;
+    }
+    const std::uint32_t node = new_node(std::move(item));
+    if (s.head == kNone) {
+      s.head = node;
     } else {
       nodes_[s.tail].next = node;
-      s.tail = node;
     }
+    s.tail = node;
   }
 
   // Removes and returns the front of key's queue; the key must be present.
@@ -52,11 +64,9 @@ class FifoTable {
   template <typename F>
   void for_each(F&& f) const {
     for (const Slot& s : slots_) {
-      if (s.head == kNone) continue;
-      for (std::uint32_t n = s.head;; n = nodes_[n].next) {
-        f(s.key, nodes_[n].item);
-        if (n == s.tail) break;
-      }
+      if (!s.used) continue;
+      f(s.key, s.front);
+      for (std::uint32_t n = s.head; n != kNone; n = nodes_[n].next) f(s.key, nodes_[n].item);
     }
   }
 
@@ -64,7 +74,7 @@ class FifoTable {
   template <typename F>
   void for_each_front(F&& f) const {
     for (const Slot& s : slots_)
-      if (s.head != kNone) f(s.key, nodes_[s.head].item);
+      if (s.used) f(s.key, s.front);
   }
 
  private:
@@ -72,8 +82,10 @@ class FifoTable {
   static constexpr std::size_t kNoSlot = ~std::size_t{0};
   struct Slot {
     std::uint64_t key = 0;
-    std::uint32_t head = kNone;  // kNone: the slot is empty
+    bool used = false;
+    std::uint32_t head = kNone;  // the items after the front, kNone when none
     std::uint32_t tail = kNone;
+    T front{};
   };
   struct Node {
     T item{};
@@ -89,19 +101,24 @@ class FifoTable {
   std::size_t find(std::uint64_t key) const {
     if (slots_.empty()) return kNoSlot;
     for (std::size_t i = home(key);; i = (i + 1) & mask()) {
-      if (slots_[i].head == kNone) return kNoSlot;
+      if (!slots_[i].used) return kNoSlot;
       if (slots_[i].key == key) return i;
     }
   }
 
   T pop_at(std::size_t i) {
     Slot& s = slots_[i];
+    T item = std::move(s.front);
+    if (s.head == kNone) {
+      erase_slot(i);
+      return item;
+    }
     const std::uint32_t node = s.head;
-    T item = std::move(nodes_[node].item);
+    s.front = std::move(nodes_[node].item);
     s.head = node == s.tail ? kNone : nodes_[node].next;
+    if (s.head == kNone) s.tail = kNone;
     nodes_[node].item = T{};
     free_.push_back(node);
-    if (s.head == kNone) erase_slot(i);
     return item;
   }
 
@@ -123,12 +140,12 @@ class FifoTable {
   void erase_slot(std::size_t i) {
     --used_;
     for (std::size_t j = (i + 1) & mask();; j = (j + 1) & mask()) {
-      if (slots_[j].head == kNone) break;
+      if (!slots_[j].used) break;
       const std::size_t h = home(slots_[j].key);
       // Slot j may move back to i only if its home is not in (i, j] cyclically.
       const bool stays = i <= j ? (i < h && h <= j) : (i < h || h <= j);
       if (stays) continue;
-      slots_[i] = slots_[j];
+      slots_[i] = std::move(slots_[j]);
       i = j;
     }
     slots_[i] = Slot{};
@@ -137,11 +154,11 @@ class FifoTable {
   void grow() {
     std::vector<Slot> old = std::move(slots_);
     slots_.assign(old.empty() ? 16 : 2 * old.size(), Slot{});
-    for (const Slot& s : old) {
-      if (s.head == kNone) continue;
+    for (Slot& s : old) {
+      if (!s.used) continue;
       std::size_t i = home(s.key);
-      while (slots_[i].head != kNone) i = (i + 1) & mask();
-      slots_[i] = s;
+      while (slots_[i].used) i = (i + 1) & mask();
+      slots_[i] = std::move(s);
     }
   }
 
