@@ -206,6 +206,31 @@ std::variant<Schedule, std::string> Schedule::checked(const ScheduleColumns& col
   return Schedule(columns, std::move(owner));
 }
 
+std::variant<Schedule, std::string> Schedule::checked(const ScheduleColumns& columns,
+                                                      std::shared_ptr<const MappedFile> file) {
+  auto checked_schedule = checked(columns, std::shared_ptr<const void>(file));
+  if (auto* s = std::get_if<Schedule>(&checked_schedule)) s->file_ = std::move(file);
+  return checked_schedule;
+}
+
+void Schedule::drop_resident(RankId first, RankId end) const {
+  if (!file_ || first >= end) return;
+  const std::uint64_t op0 = c_.op_begin[first], op1 = c_.op_begin[end];
+  auto drop = [&](const auto& column, std::uint64_t from, std::uint64_t to) {
+    file_->drop_resident(std::as_bytes(column.subspan(from, to - from)));
+  };
+  drop(c_.kind, op0, op1);
+  drop(c_.cpu, op0, op1);
+  drop(c_.nic, op0, op1);
+  drop(c_.peer, op0, op1);
+  drop(c_.tag, op0, op1);
+  drop(c_.size, op0, op1);
+  drop(c_.requires_offset, op0 + first, op1 + end);
+  drop(c_.irequires_offset, op0 + first, op1 + end);
+  drop(c_.requires_target, c_.requires_begin[first], c_.requires_begin[end]);
+  drop(c_.irequires_target, c_.irequires_begin[first], c_.irequires_begin[end]);
+}
+
 std::size_t Schedule::memory_bytes() const {
   std::size_t bytes = 0;
   for_each_column(c_, [&](const auto& column) { bytes += column.size_bytes(); });

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <utility>
 
@@ -56,6 +57,15 @@ MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
     size_ = std::exchange(other.size_, 0);
   }
   return *this;
+}
+
+void MappedFile::drop_resident(std::span<const std::byte> range) const {
+  if (range.empty() || range.data() < data_ || range.data() + range.size() > data_ + size_) return;
+  const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto from = (reinterpret_cast<std::uintptr_t>(range.data()) + page - 1) / page * page;
+  const auto to = (reinterpret_cast<std::uintptr_t>(range.data()) + range.size()) / page * page;
+  // A private read-only mapping of a file: its pages are the page cache's, never modified.
+  if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
 }
 
 void MappedFile::release() noexcept {

@@ -16,7 +16,14 @@ ScheduleStore::ScheduleStore(const goal::Schedule& schedule, bool record_times)
   dependents_ = HugePageArray<std::uint32_t>(schedule.num_requires() + schedule.num_irequires());
   std::uint8_t max_cpu = 0, max_nic = 0;
   std::vector<std::uint32_t> scratch;
+  // What a mapped .goalb holds of the ranks copied so far is given back as the copy goes:
+  // the file and the records are never both in memory whole.
+  RankId copied = 0;
   for (RankId r = 0; r < ranks; ++r) {
+    if (c_.op_begin[r] - c_.op_begin[copied] >= kDropEvery) {
+      schedule.drop_resident(copied, r);
+      copied = r;
+    }
     const goal::RankOps ops = schedule.rank(r);
     const LocalOp n = ops.num_ops();
     if (n >= kMessageBit) throw std::invalid_argument("LogGOPS mode: rank " + std::to_string(r) + " has 2^31 ops or more");
@@ -45,6 +52,7 @@ ScheduleStore::ScheduleStore(const goal::Schedule& schedule, bool record_times)
         });
     rank[n].first_dependent = next;
   }
+  schedule.drop_resident(copied, ranks);
   num_cpus_ = max_cpu + 1u;
   num_nics_ = max_nic + 1u;
   if (record_times) {

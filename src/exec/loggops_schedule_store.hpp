@@ -123,6 +123,8 @@ class ScheduleStore {
     }
   }
 
+  static constexpr std::uint64_t kDropEvery = 1u << 16;  // ops
+
   const goal::Schedule& schedule_;
   const goal::ScheduleColumns c_;  // a copy of the views: one load less per op looked up
   HugePageArray<Record> records_;

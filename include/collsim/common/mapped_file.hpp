@@ -26,6 +26,9 @@ class MappedFile {
   std::string_view text() const { return {reinterpret_cast<const char*>(data_), size_}; }
   std::size_t size() const { return size_; }
   const std::string& path() const { return path_; }
+  // Gives back the memory of the whole pages inside `range` (a part of bytes()): they are
+  // read from the file again if touched later. For a reader done with part of a large file.
+  void drop_resident(std::span<const std::byte> range) const;
 
  private:
   void release() noexcept;

@@ -22,6 +22,7 @@
 #include <variant>
 #include <vector>
 
+#include "collsim/common/mapped_file.hpp"
 #include "collsim/goal/op.hpp"
 
 namespace collsim::goal {
@@ -169,6 +170,9 @@ class Schedule {
   // report it in its own terms (file and position); the schedule is validated once.
   static std::variant<Schedule, std::string> checked(ScheduleArrays arrays);
   static std::variant<Schedule, std::string> checked(const ScheduleColumns& columns, std::shared_ptr<const void> owner);
+  // Columns read in place from a mapped file (see drop_resident).
+  static std::variant<Schedule, std::string> checked(const ScheduleColumns& columns,
+                                                     std::shared_ptr<const MappedFile> file);
 
   std::uint32_t num_ranks() const { return c_.num_ranks; }
   std::uint64_t num_ops() const { return c_.kind.size(); }
@@ -180,6 +184,12 @@ class Schedule {
   // Bytes held by the columns.
   std::size_t memory_bytes() const;
 
+  // A reader that has copied what it needs of ranks [first, end) (a simulator building its
+  // own records) gives back the memory of their ops' and edges' columns when they are read
+  // in place from a mapped file: touched again, they are read from the file. Nothing for
+  // columns in memory.
+  void drop_resident(RankId first, RankId end) const;
+
   bool operator==(const Schedule& other) const { return c_ == other.c_; }
 
  private:
@@ -189,6 +199,7 @@ class Schedule {
   static Schedule adopt(ScheduleArrays arrays);  // no validation: the caller guarantees it
   ScheduleColumns c_;
   std::shared_ptr<const void> owner_;
+  std::shared_ptr<const MappedFile> file_;  // when the columns are in a mapped file
 };
 
 }  // namespace collsim::goal
