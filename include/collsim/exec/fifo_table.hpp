@@ -153,7 +153,8 @@ class FifoTable {
 
   void grow() {
     std::vector<Slot> old = std::move(slots_);
-    slots_.assign(old.empty() ? 16 : 2 * old.size(), Slot{});
+    // A rank's table holds a few keys at a time: start small, as each rank has two.
+    slots_.assign(old.empty() ? 4 : 2 * old.size(), Slot{});
     for (Slot& s : old) {
       if (!s.used) continue;
       std::size_t i = home(s.key);
