@@ -10,7 +10,7 @@ S=1000000000 (LogGOPSim's units: ns, ns per byte, bytes), alternately, --repeat 
 
 Printed per program and input: the median wall time, the least CPU time (user + system,
 start-up and reading included: LogGOPSim reports its own time in whole seconds only), the
-peak RSS, events per second of wall time, and the ratio of LogGOPSim's median wall time to
+median and largest of the runs' peak RSS (a run now and then takes a few MB more), events per second of wall time, and the ratio of LogGOPSim's median wall time to
 collsim's. The last rank to end and its end time (to the nanosecond; LogGOPSim prints every
 rank's only up to 16 ranks) and the event counts must be equal; the script stops otherwise.
 
@@ -95,11 +95,13 @@ def main():
         for name, rs in runs.items():
             wall = statistics.median(r["wall"] for r in rs)
             cpu = min(r["cpu"] for r in rs)
-            rss = max(r["rss"] for r in rs)
+            rss = statistics.median(r["rss"] for r in rs)
+            rss_max = max(r["rss"] for r in rs)
             ratio = f", {peer_wall / wall:.2f}x LogGOPSim's speed" if peer_wall and not name.startswith("LogGOPSim") else ""
             walls = ", ".join(f"{r['wall']:.3f}" for r in rs)
             print(f"  {name:16s} wall {wall:6.3f} s (median; {walls}), "
-                  f"CPU {cpu:6.3f} s, {rss / 1e6:6.1f} MB, {first['events'] / wall / 1e6:5.2f} M events/s{ratio}")
+                  f"CPU {cpu:6.3f} s, peak RSS {rss / 1e6:6.1f} MB (median; max {rss_max / 1e6:.1f}), "
+                  f"{first['events'] / wall / 1e6:5.2f} M events/s{ratio}")
     return 0
 
 
