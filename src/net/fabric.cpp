@@ -20,18 +20,15 @@ pdes::LpGraph lp_graph_of(const topo::Topology& t, const std::vector<bool>& busy
   for (topo::NodeId n = 0; n < g.num_lps; ++n) {
     std::size_t load = t.ports(n).size();  // load grows with the packets a device handles
     if (!all_busy) {
-      // Part of a cluster: only busy hosts and the switch ports that face them count, so that
-      // the busy part is what gets split. ×1024, as an idle device still weighs 1: at ×16 the
-      // hundreds of idle switches of a large cluster weighed as much as several busy servers,
-      // and METIS balanced those against servers (gpt3_1.3b on dgx_a100_pod: 61 M events on
-      // one rank, 9 M on the other).
+      // Part of a cluster: only busy hosts and the switch ports that face them count (×16,
+      // as an idle device still weighs 1), so that the busy part is what gets split.
       std::size_t facing = 0;
       if (t.node(n).kind != topo::NodeKind::Host) {
         for (const topo::Port& p : t.ports(n)) facing += busy(p.peer) ? 1 : 0;
       } else if (busy(n)) {
         facing = load;
       }
-      load = 1024 * facing;
+      load = 16 * facing;
     }
     g.weight[n] = static_cast<std::uint32_t>(std::max<std::size_t>(1, load));
   }
