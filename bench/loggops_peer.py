@@ -10,9 +10,10 @@ S=1000000000 (LogGOPSim's units: ns, ns per byte, bytes), alternately, --repeat 
 
 Printed per program and input: the median wall time, the least CPU time (user + system,
 start-up and reading included: LogGOPSim reports its own time in whole seconds only), the
-median and largest of the runs' peak RSS (a run now and then takes a few MB more), events per second of wall time, and the ratio of LogGOPSim's median wall time to
-collsim's. The last rank to end and its end time (to the nanosecond; LogGOPSim prints every
-rank's only up to 16 ranks) and the event counts must be equal; the script stops otherwise.
+median and largest of the runs' peak RSS (a run now and then takes a few MB more), events
+per second of wall time, and the ratio of LogGOPSim's median wall time to collsim's. The last
+rank to end and its end time (to the nanosecond; LogGOPSim prints every rank's only up to 16
+ranks) and the event counts must be equal; the script stops otherwise.
 
   python3 bench/loggops_peer.py [--collsim build/release/collsim] [--peer PATH/LogGOPSim]
       [--ranks 512] [--steps 1022] [--size 1048576] [--repeat 3]

@@ -25,16 +25,18 @@ void merge(std::vector<BusyInterval>& v, SimTime start, SimTime end) {
 void RoleTimelines::add(goal::RankId rank, OpRole role, SimTime start, SimTime end) {
   if (end <= start) return;
   BusyInterval& last = latest(rank, role);
+  std::vector<BusyInterval>& before = closed(rank, role);  // read only off the common paths
   if (last.end <= last.start) {
-    last = {start, end};
-    std::vector<BusyInterval>& closed = ranks_[rank][static_cast<std::size_t>(role)];
-    if (closed.empty() || start > closed.back().end) return;
+    if (before.empty() || start > before.back().end) {
+      last = {start, end};
+      return;
+    }
     // busy() closed the latest interval: reopen it and merge as below.
-    last = closed.back();
-    closed.pop_back();
+    last = before.back();
+    before.pop_back();
   }
   if (start > last.end) {  // after a gap: the latest interval is closed
-    ranks_[rank][static_cast<std::size_t>(role)].push_back(last);
+    before.push_back(last);
     last = {start, end};
     return;
   }
@@ -42,23 +44,22 @@ void RoleTimelines::add(goal::RankId rank, OpRole role, SimTime start, SimTime e
     last.end = std::max(last.end, end);
     if (start < last.start) {
       last.start = start;
-      std::vector<BusyInterval>& closed = ranks_[rank][static_cast<std::size_t>(role)];
-      for (; !closed.empty() && closed.back().end >= last.start; closed.pop_back())
-        last.start = std::min(last.start, closed.back().start);
+      for (; !before.empty() && before.back().end >= last.start; before.pop_back())
+        last.start = std::min(last.start, before.back().start);
     }
     return;
   }
-  merge(ranks_[rank][static_cast<std::size_t>(role)], start, end);  // wholly before the latest interval
+  merge(before, start, end);  // wholly before the latest interval
 }
 
 const std::vector<BusyInterval>& RoleTimelines::busy(goal::RankId rank, OpRole role) const {
-  std::vector<BusyInterval>& closed = ranks_[rank][static_cast<std::size_t>(role)];
+  std::vector<BusyInterval>& before = closed(rank, role);
   BusyInterval& last = latest(rank, role);
   if (last.end > last.start) {
-    closed.push_back(last);
+    before.push_back(last);
     last = {};
   }
-  return closed;
+  return before;
 }
 
 RankActivity RoleTimelines::activity(goal::RankId rank) const {

@@ -115,7 +115,7 @@ class FifoTable {
     }
     const std::uint32_t node = s.head;
     s.front = std::move(nodes_[node].item);
-    s.head = node == s.tail ? kNone : nodes_[node].next;
+    s.head = nodes_[node].next;  // kNone after the tail
     if (s.head == kNone) s.tail = kNone;
     nodes_[node].item = T{};
     free_.push_back(node);

@@ -46,6 +46,9 @@ class RoleTimelines {
   BusyInterval& latest(goal::RankId rank, OpRole role) const {
     return latest_[std::size_t{rank} * kRoles + static_cast<std::size_t>(role)];
   }
+  std::vector<BusyInterval>& closed(goal::RankId rank, OpRole role) const {
+    return ranks_[rank][static_cast<std::size_t>(role)];
+  }
 
   // Closed intervals, all before the latest one and not touching it. busy() moves the latest
   // interval in (so that callers see one list): both are mutable for that alone.
