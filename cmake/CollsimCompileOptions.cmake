@@ -7,6 +7,8 @@ target_compile_options(collsim_compile_options INTERFACE -Wall -Wextra -Wpedanti
 if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
   target_compile_options(collsim_compile_options INTERFACE -Wno-restrict)
 endif()
+# A program keeps only the shared libraries it calls: each one costs symbol lookups at start.
+target_link_options(collsim_compile_options INTERFACE LINKER:--as-needed)
 if(COLLSIM_WERROR)
   target_compile_options(collsim_compile_options INTERFACE -Werror)
 endif()
