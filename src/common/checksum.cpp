@@ -1,6 +1,12 @@
 #include "collsim/common/checksum.hpp"
 
 #include <xxhash.h>
+#if defined(__x86_64__)
+// The same hashes with the widest vectors the CPU has (AVX2, AVX-512), chosen at run time:
+// libxxhash's plain entry points are built for SSE2, and a .goalb's sections are checked in
+// full whenever one is read.
+#include <xxh_x86dispatch.h>
+#endif
 
 #include <new>
 

@@ -29,8 +29,11 @@ std::uint32_t reverse_dependencies(const goal::RankOps& ops, std::uint32_t* depe
   scratch.assign(2 * std::size_t{n}, 0);
   std::uint32_t* finish_next = scratch.data();
   std::uint32_t* start_next = scratch.data() + n;
-  for (std::uint32_t k = 0; k < req.offset[n]; ++k) ++finish_next[req.target[k]];
-  for (std::uint32_t k = 0; k < ireq.offset[n]; ++k) ++start_next[ireq.target[k]];
+  // Bounds are read into locals: the stores below are to uint32_t too, so the compiler would
+  // otherwise load them again after every store.
+  const std::uint32_t num_requires = req.offset[n], num_irequires = ireq.offset[n];
+  for (std::uint32_t k = 0; k < num_requires; ++k) ++finish_next[req.target[k]];
+  for (std::uint32_t k = 0; k < num_irequires; ++k) ++start_next[ireq.target[k]];
   std::uint32_t next = 0;
   for (std::uint32_t i = 0; i < n; ++i) {
     const std::uint32_t finishing = finish_next[i], starting = start_next[i];
@@ -40,9 +43,13 @@ std::uint32_t reverse_dependencies(const goal::RankOps& ops, std::uint32_t* depe
     next += finishing + starting;
   }
   // Filling in op order keeps each list in op order.
+  std::uint32_t req_end = req.offset[0], ireq_end = ireq.offset[0];
   for (std::uint32_t i = 0; i < n; ++i) {
-    for (std::uint32_t k = req.offset[i]; k < req.offset[i + 1]; ++k) dependents[finish_next[req.target[k]]++] = i;
-    for (std::uint32_t k = ireq.offset[i]; k < ireq.offset[i + 1]; ++k) dependents[start_next[ireq.target[k]]++] = i;
+    const std::uint32_t req_begin = req_end, ireq_begin = ireq_end;
+    req_end = req.offset[i + 1];
+    ireq_end = ireq.offset[i + 1];
+    for (std::uint32_t k = req_begin; k < req_end; ++k) dependents[finish_next[req.target[k]]++] = i;
+    for (std::uint32_t k = ireq_begin; k < ireq_end; ++k) dependents[start_next[ireq.target[k]]++] = i;
   }
   return next;
 }
