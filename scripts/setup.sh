@@ -12,7 +12,7 @@ packages=(
   libopenmpi-dev openmpi-bin
   libboost-dev
   libprotobuf-dev protobuf-compiler
-  libhdf5-dev
+  libhdf5-dev libaec-dev  # libaec-dev: the szip archive that HDF5's archive needs
   libspdlog-dev libfmt-dev
   libgtest-dev libgmock-dev
   libcli11-dev
