@@ -59,7 +59,7 @@ Engine::Engine(const LpGraph& graph, Partition partition, Transport& transport, 
     local_ids_.push_back(id);
   }
   lps_.resize(local_ids_.size());
-  if (options_.queue != QueueKind::QuaternaryHeap) other_queue_ = make_event_queue(options_.queue, pool_.keys());
+  if (options_.queue != QueueKind::Radix) other_queue_ = make_event_queue(options_.queue, pool_.keys());
   outbox_.resize(transport_.size());
   stats_.lps = local_ids_.size();
   logging::logger("pdes").debug("rank {} of {} owns {} of {} LPs; lookahead {}", rank(), transport_.size(),
@@ -120,13 +120,10 @@ void Engine::queue_stored(std::uint32_t ref) {
   const QueueEntry entry{key.time, QueueEntry::hint_of(key), ref};
   if (other_queue_) {
     other_queue_->push(entry);
-  } else if (top_taken_) {
-    heap_.replace_top(entry);
-    top_taken_ = false;
   } else {
-    heap_.push(entry);
+    queue_.push(entry);
   }
-  stats_.max_queue = std::max<std::uint64_t>(stats_.max_queue, queue_size() - (top_taken_ ? 1 : 0));
+  stats_.max_queue = std::max<std::uint64_t>(stats_.max_queue, queue_size());
 }
 
 void Engine::dispatch(const QueueEntry& entry) {
@@ -250,26 +247,20 @@ RunStats Engine::run() {
     window_end_ = std::min(global_next.saturating_add(lookahead_), stop);
     ++windows;
     COLLSIM_TRACE_LOG("pdes", "window {} up to t={}", windows, format_duration(window_end_));
+    // The default queue's type is known here (its calls go direct); the others are virtual.
+    const auto run_window = [&](auto& queue) {
+      while (!queue.empty() && queue.top().time < window_end_) {
+        const QueueEntry entry = queue.top();
+        if (entry.time >= next_sample_) sample_before(entry.time);
+        queue.pop();
+        dispatch(entry);
+        if (stats_.events >= next_progress_events_) report_local_progress();
+      }
+    };
     if (other_queue_) {
-      while (!other_queue_->empty() && other_queue_->top().time < window_end_) {
-        const QueueEntry entry = other_queue_->top();
-        if (entry.time >= next_sample_) sample_before(entry.time);
-        other_queue_->pop();
-        dispatch(entry);
-        if (stats_.events >= next_progress_events_) report_local_progress();
-      }
+      run_window(*other_queue_);
     } else {
-      while (!heap_.empty() && heap_.top().time < window_end_) {
-        const QueueEntry entry = heap_.top();
-        if (entry.time >= next_sample_) sample_before(entry.time);
-        top_taken_ = true;
-        dispatch(entry);
-        if (top_taken_) {
-          heap_.pop();
-          top_taken_ = false;
-        }
-        if (stats_.events >= next_progress_events_) report_local_progress();
-      }
+      run_window(queue_);
     }
   }
   running_ = kNoLp;

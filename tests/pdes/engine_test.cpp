@@ -174,7 +174,7 @@ TEST_P(EveryQueueKind, SameTimeEventsComeByPriorityThenSourceThenSequence) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Kinds, EveryQueueKind, ::testing::Values(QueueKind::QuaternaryHeap, QueueKind::Calendar),
+INSTANTIATE_TEST_SUITE_P(Kinds, EveryQueueKind, ::testing::Values(QueueKind::QuaternaryHeap, QueueKind::Calendar, QueueKind::Radix),
                          [](const ::testing::TestParamInfo<QueueKind>& kind) { return std::string(to_string(kind.param)); });
 
 // ---------------------------------------------------------------------------------------

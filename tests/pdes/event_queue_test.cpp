@@ -15,6 +15,7 @@
 #include "collsim/pdes/event.hpp"
 #include "collsim/pdes/event_queue.hpp"
 #include "collsim/pdes/quaternary_heap.hpp"
+#include "collsim/pdes/radix_queue.hpp"
 #include "collsim/pdes/random_stream.hpp"
 #include "pdes_test_util.hpp"
 
@@ -203,6 +204,7 @@ class QueueChecker {
 
 std::unique_ptr<EventQueue> make_heap(const std::vector<EventKey>* keys) { return std::make_unique<QuaternaryHeap>(keys); }
 std::unique_ptr<EventQueue> make_calendar(const std::vector<EventKey>* keys) { return std::make_unique<CalendarQueue>(keys); }
+std::unique_ptr<EventQueue> make_radix(const std::vector<EventKey>* keys) { return std::make_unique<RadixQueue>(keys); }
 
 TEST(EventQueue, FactoryAndNames) {
   const std::vector<EventKey> keys;
@@ -210,6 +212,9 @@ TEST(EventQueue, FactoryAndNames) {
   EXPECT_EQ(make_event_queue(QueueKind::Calendar, &keys)->name(), "calendar queue");
   EXPECT_EQ(to_string(QueueKind::QuaternaryHeap), "heap");
   EXPECT_EQ(to_string(QueueKind::Calendar), "calendar");
+  EXPECT_EQ(make_event_queue(QueueKind::Radix, &keys)->name(), "radix heap");
+  EXPECT_EQ(to_string(QueueKind::Radix), "radix");
+  EXPECT_EQ(queue_kind_from_name("radix"), QueueKind::Radix);
   EXPECT_TRUE(make_event_queue(QueueKind::Calendar, &keys)->empty());
 }
 
@@ -242,19 +247,19 @@ TEST_P(EveryQueue, OneCrowdedTimeThenFarApartTimes) {
   EXPECT_TRUE(check.queue().empty());
 }
 
-INSTANTIATE_TEST_SUITE_P(Kinds, EveryQueue, ::testing::Values(QueueKind::QuaternaryHeap, QueueKind::Calendar),
+INSTANTIATE_TEST_SUITE_P(Kinds, EveryQueue, ::testing::Values(QueueKind::QuaternaryHeap, QueueKind::Calendar, QueueKind::Radix),
                          [](const ::testing::TestParamInfo<QueueKind>& kind) { return std::string(to_string(kind.param)); });
 
 // The classes directly, not through the factory.
 TEST(EventQueue, ConcreteClassesAgreeWithTheReference) {
-  for (auto* make : {&make_heap, &make_calendar}) {
+  for (auto* make : {&make_heap, &make_calendar, &make_radix}) {
     QueueChecker check(make, 99);
     ASSERT_TRUE(check.grow_and_drain(700, true)) << check.queue().name();
   }
 }
 
 TEST(EventQueue, TopIsStableUntilPopped) {
-  for (const QueueKind kind : {QueueKind::QuaternaryHeap, QueueKind::Calendar}) {
+  for (const QueueKind kind : {QueueKind::QuaternaryHeap, QueueKind::Calendar, QueueKind::Radix}) {
     std::vector<EventKey> keys;
     auto q = make_event_queue(kind, &keys);
     // Three entries, pushed latest first: (2ns, prio 0, LP 4), (1ns, prio 1, LP 0), (1ns, prio 0, LP 9).

@@ -17,7 +17,7 @@
 
 #include "collsim/pdes/event_pool.hpp"
 #include "collsim/pdes/event_queue.hpp"
-#include "collsim/pdes/quaternary_heap.hpp"
+#include "collsim/pdes/radix_queue.hpp"
 #include "collsim/pdes/logical_process.hpp"
 #include "collsim/pdes/partition.hpp"
 #include "collsim/pdes/run_monitor.hpp"
@@ -40,7 +40,7 @@ struct EngineOptions {
   std::uint64_t seed = 1;
   // Events later than this are not processed.
   SimTime end_time = SimTime::infinity();
-  QueueKind queue = QueueKind::QuaternaryHeap;
+  QueueKind queue = QueueKind::Radix;
   // Optional observers, not owned; they must outlive run().
   RunMonitor* monitor = nullptr;
   TimeSampler* sampler = nullptr;
@@ -99,9 +99,9 @@ class Engine {
   void queue_stored(std::uint32_t ref);
   void dispatch(const QueueEntry& entry);
   // The default heap is called directly; another queue kind goes through the interface.
-  bool queue_empty() const { return other_queue_ ? other_queue_->empty() : heap_.empty(); }
-  const QueueEntry& queue_top() const { return other_queue_ ? other_queue_->top() : heap_.top(); }
-  std::size_t queue_size() const { return other_queue_ ? other_queue_->size() : heap_.size(); }
+  bool queue_empty() const { return other_queue_ ? other_queue_->empty() : queue_.empty(); }
+  const QueueEntry& queue_top() const { return other_queue_ ? other_queue_->top() : queue_.top(); }
+  std::size_t queue_size() const { return other_queue_ ? other_queue_->size() : queue_.size(); }
   void receive(const std::vector<RemoteEvent>& inbox);
   // Observers: called from the loop only when their next point is due.
   void sample_before(SimTime t);
@@ -123,7 +123,7 @@ class Engine {
   // Local channels, by number, and the links of their waiting deliveries (by pool slot).
   std::vector<ChannelBase*> channels_;
   std::vector<std::uint32_t> delivery_next_;
-  QuaternaryHeap heap_{pool_.keys()};
+  RadixQueue queue_{pool_.keys()};  // the default, called directly
   std::unique_ptr<EventQueue> other_queue_;
 
   SimTime now_ = SimTime::zero();
@@ -132,7 +132,6 @@ class Engine {
   LpId running_ = kNoLp;                  // LP whose handler runs
   // The heap's top is the event being dispatched: the first event it schedules takes its
   // place (one sift instead of a pop and a push); if it schedules none, it is popped after.
-  bool top_taken_ = false;
   std::vector<std::vector<RemoteEvent>> outbox_;
   std::vector<RemoteEvent> inbox_;
   RankStats stats_;

@@ -6,8 +6,10 @@
 //   QuaternaryHeap     O(log4 n)      O(log4 n)      16 B per event, one array
 //   CalendarQueue      O(1) expected  O(1) expected  16 B per event + buckets; resizes
 //                                                    when the event count doubles/halves
+//   RadixQueue         O(1)           O(log C) amortised, C the largest delay (64 buckets)
+//                                                    16 B per event
 //
-// Both order entries by EntryOrder (event.hpp) exactly, ties included. The engine uses the
+// All order entries by EntryOrder (event.hpp) exactly, ties included. The engine uses the
 // heap directly (no virtual calls); the interface serves the alternatives and benchmarks.
 
 #include <cstddef>
@@ -32,12 +34,12 @@ class EventQueue {
   virtual std::string_view name() const = 0;
 };
 
-enum class QueueKind { QuaternaryHeap, Calendar };
+enum class QueueKind { QuaternaryHeap, Calendar, Radix };
 
 // `keys` holds the full key of every entry's ref and must outlive the queue.
 std::unique_ptr<EventQueue> make_event_queue(QueueKind kind, const std::vector<EventKey>* keys);
 std::string_view to_string(QueueKind kind);
-// "heap" or "calendar".
+// "heap", "calendar" or "radix".
 std::optional<QueueKind> queue_kind_from_name(std::string_view name);
 
 }  // namespace collsim::pdes
