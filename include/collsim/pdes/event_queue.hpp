@@ -6,11 +6,11 @@
 //   QuaternaryHeap     O(log4 n)      O(log4 n)      16 B per event, one array
 //   CalendarQueue      O(1) expected  O(1) expected  16 B per event + buckets; resizes
 //                                                    when the event count doubles/halves
-//   RadixQueue         O(1)           O(log C) amortised, C the largest delay (64 buckets)
-//                                                    16 B per event
+//   RadixQueue         O(1)           O(log C) amortised (C: the largest time difference),
+//                                                    16 B per event + 64 buckets
 //
 // All order entries by EntryOrder (event.hpp) exactly, ties included. The engine uses the
-// heap directly (no virtual calls); the interface serves the alternatives and benchmarks.
+// radix heap directly (no virtual calls); the interface serves the alternatives and benchmarks.
 
 #include <cstddef>
 #include <memory>
