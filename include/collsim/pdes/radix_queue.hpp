@@ -13,39 +13,44 @@ namespace collsim::pdes {
 // base time goes to the bucket of the highest bit in which its time differs from the base,
 // an append. When the entries at the base run out, the lowest nonempty bucket's earliest time
 // becomes the base and the bucket is spread over the lower ones, each entry moving down at
-// most 64 times in all. Entries at the base time are ordered in full (EntryOrder) by a small
-// heap: a packet model puts most of its events a link's delay ahead, so that per event this
-// is a few appends where a heap of thousands of pending entries does a dozen comparisons of
-// cold lines. The engine pushes before the base only after a look at top() (events received
-// from other ranks at a window's end): those go to a heap of their own, served first.
+// most 64 times in all. A packet model puts most of its events a link's delay ahead, so that
+// per event this is a few appends where a heap of thousands of pending entries does a dozen
+// comparisons of cold lines.
+//
+// The entries at the base time are sorted once in full (EntryOrder) as they come out of their
+// bucket: hosts that move in lock step put hundreds at one time. Entries pushed at the base
+// time after that go to a small heap, and the earlier of the two fronts is next. The engine
+// pushes before the base only after a look at top() (events received from other ranks at a
+// window's end): those go to a heap of their own, served first.
 class RadixQueue final : public EventQueue {
  public:
-  explicit RadixQueue(const std::vector<EventKey>* keys) : now_(EntryOrder(keys)), past_(EntryOrder(keys)) {}
+  explicit RadixQueue(const std::vector<EventKey>* keys)
+      : before_(keys), late_(EntryOrder(keys)), past_(EntryOrder(keys)) {}
 
   void push(const QueueEntry& entry) override {
     ++size_;
     const std::uint64_t t = time_of(entry);
-    if (t < base_) {
-      past_.push(entry);
-    } else if (t == base_) {
-      now_.push(entry);
-    } else {
+    if (t > base_) {
       buckets_[bucket_of(t)].push_back(entry);
+    } else if (t == base_) {
+      late_.push(entry);
+    } else {
+      past_.push(entry);
     }
   }
   const QueueEntry& top() const override {
     if (!past_.empty()) return past_.top();
-    if (now_.empty()) advance();
-    return now_.top();
+    return from_sorted() ? sorted_[next_] : late_.top();
   }
   void pop() override {
     --size_;
     if (!past_.empty()) {
       past_.pop();
-      return;
+    } else if (from_sorted()) {
+      ++next_;
+    } else {
+      late_.pop();
     }
-    if (now_.empty()) advance();
-    now_.pop();
   }
   std::size_t size() const override { return size_; }
   std::string_view name() const override { return "radix heap"; }
@@ -54,12 +59,24 @@ class RadixQueue final : public EventQueue {
   static std::uint64_t time_of(const QueueEntry& e) { return static_cast<std::uint64_t>(e.time.picoseconds()); }
   // 1..64: one past the highest bit in which t differs from the base.
   std::size_t bucket_of(std::uint64_t t) const { return static_cast<std::size_t>(64 - __builtin_clzll(t ^ base_)); }
+  // Whether the next entry at the base time is sorted_'s (else late_'s), advancing to the next
+  // time when both are used up. The queue must not be empty.
+  bool from_sorted() const {
+    if (next_ == sorted_.size()) {
+      if (!late_.empty()) return false;
+      advance();
+    }
+    return late_.empty() || before_(sorted_[next_], late_.top());
+  }
   void advance() const;
 
+  EntryOrder before_;
   // The advance a look at top() makes changes no entry's order, hence `mutable`.
-  mutable std::array<std::vector<QueueEntry>, 65> buckets_;  // [0] unused: the base's entries are now_
-  mutable FourAryHeap<QueueEntry, EntryOrder> now_;          // at the base time
-  FourAryHeap<QueueEntry, EntryOrder> past_;                 // before the base time
+  mutable std::array<std::vector<QueueEntry>, 65> buckets_;  // [0] unused: the base's entries are below
+  mutable std::vector<QueueEntry> sorted_;                   // at the base time, in order, from next_
+  mutable std::size_t next_ = 0;
+  mutable FourAryHeap<QueueEntry, EntryOrder> late_;  // pushed at the base time after it was sorted
+  FourAryHeap<QueueEntry, EntryOrder> past_;          // before the base time
   mutable std::uint64_t base_ = 0;
   std::size_t size_ = 0;
 };
