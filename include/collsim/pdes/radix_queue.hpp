@@ -1,6 +1,7 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -9,13 +10,14 @@
 
 namespace collsim::pdes {
 
-// A radix heap over event times (Ahuja, Mehlhorn, Orlin, Tarjan): an entry later than the
-// base time goes to the bucket of the highest bit in which its time differs from the base,
-// an append. When the entries at the base run out, the lowest nonempty bucket's earliest time
-// becomes the base and the bucket is spread over the lower ones, each entry moving down at
-// most 64 times in all. A packet model puts most of its events a link's delay ahead, so that
-// per event this is a few appends where a heap of thousands of pending entries does a dozen
-// comparisons of cold lines.
+// A radix heap over event times (Ahuja, Mehlhorn, Orlin, Tarjan) with 4-bit digits: an entry
+// later than the base time goes to the bucket of the highest 4-bit digit in which its time
+// differs from the base (its level) and of its own value of that digit, an append. When the
+// entries at the base run out, the lowest nonempty bucket (level, then digit) holds the
+// earliest time, which becomes the base, and the bucket is spread over the lower levels: an
+// entry moves down at most 16 times in all, mostly two or three. A packet model puts most of
+// its events a link's delay ahead, so that per event this is a few appends where a heap of
+// thousands of pending entries does a dozen comparisons of cold lines.
 //
 // The entries at the base time are sorted once in full (EntryOrder) as they come out of their
 // bucket: hosts that move in lock step put hundreds at one time. Entries pushed at the base
@@ -31,7 +33,7 @@ class RadixQueue final : public EventQueue {
     ++size_;
     const std::uint64_t t = time_of(entry);
     if (t > base_) {
-      buckets_[bucket_of(t)].push_back(entry);
+      put(t, entry);
     } else if (t == base_) {
       late_.push(entry);
     } else {
@@ -57,8 +59,15 @@ class RadixQueue final : public EventQueue {
 
  private:
   static std::uint64_t time_of(const QueueEntry& e) { return static_cast<std::uint64_t>(e.time.picoseconds()); }
-  // 1..64: one past the highest bit in which t differs from the base.
-  std::size_t bucket_of(std::uint64_t t) const { return static_cast<std::size_t>(64 - __builtin_clzll(t ^ base_)); }
+  static constexpr unsigned kDigitBits = 4, kDigits = 1u << kDigitBits, kLevels = 64 / kDigitBits;
+  // Into the bucket of t (> base_): level and digit, with their bits in the masks.
+  void put(std::uint64_t t, const QueueEntry& entry) const {
+    const unsigned level = static_cast<unsigned>(63 - __builtin_clzll(t ^ base_)) / kDigitBits;
+    const unsigned digit = static_cast<unsigned>(t >> (level * kDigitBits)) & (kDigits - 1);
+    buckets_[level * kDigits + digit].push_back(entry);
+    digits_[level] = static_cast<std::uint16_t>(digits_[level] | (1u << digit));
+    levels_ = static_cast<std::uint16_t>(levels_ | (1u << level));
+  }
   // Whether the next entry at the base time is sorted_'s (else late_'s), advancing to the next
   // time when both are used up. The queue must not be empty.
   bool from_sorted() const {
@@ -72,7 +81,9 @@ class RadixQueue final : public EventQueue {
 
   EntryOrder before_;
   // The advance a look at top() makes changes no entry's order, hence `mutable`.
-  mutable std::array<std::vector<QueueEntry>, 65> buckets_;  // [0] unused: the base's entries are below
+  mutable std::array<std::vector<QueueEntry>, kLevels * kDigits> buckets_;  // level * kDigits + digit
+  mutable std::array<std::uint16_t, kLevels> digits_{};  // per level, its nonempty buckets
+  mutable std::uint16_t levels_ = 0;                     // levels with a nonempty bucket
   mutable std::vector<QueueEntry> sorted_;                   // at the base time, in order, from next_
   mutable std::size_t next_ = 0;
   mutable FourAryHeap<QueueEntry, EntryOrder> late_;  // pushed at the base time after it was sorted
