@@ -1,7 +1,6 @@
 #pragma once
 
 #include <array>
-#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -15,7 +14,7 @@ namespace collsim::pdes {
 // differs from the base (its level) and of its own value of that digit, an append. When the
 // entries at the base run out, the lowest nonempty bucket (level, then digit) holds the
 // earliest time, which becomes the base, and the bucket is spread over the lower levels: an
-// entry moves down at most 16 times in all, mostly two or three. A packet model puts most of
+// entry moves down at most 16 times in all (64 with one bit per level). A packet model puts most of
 // its events a link's delay ahead, so that per event this is a few appends where a heap of
 // thousands of pending entries does a dozen comparisons of cold lines.
 //
