@@ -98,7 +98,7 @@ class Engine {
   // Queues the event already stored in pool slot `ref`.
   void queue_stored(std::uint32_t ref);
   void dispatch(const QueueEntry& entry);
-  // The default heap is called directly; another queue kind goes through the interface.
+  // The default radix heap is called directly; another queue kind goes through the interface.
   bool queue_empty() const { return other_queue_ ? other_queue_->empty() : queue_.empty(); }
   const QueueEntry& queue_top() const { return other_queue_ ? other_queue_->top() : queue_.top(); }
   std::size_t queue_size() const { return other_queue_ ? other_queue_->size() : queue_.size(); }
@@ -130,8 +130,6 @@ class Engine {
   SimTime window_end_ = SimTime::zero();  // remote events must not be earlier than this
   SimTime sent_min_ = SimTime::infinity();
   LpId running_ = kNoLp;                  // LP whose handler runs
-  // The heap's top is the event being dispatched: the first event it schedules takes its
-  // place (one sift instead of a pop and a push); if it schedules none, it is popped after.
   std::vector<std::vector<RemoteEvent>> outbox_;
   std::vector<RemoteEvent> inbox_;
   RankStats stats_;
