@@ -7,7 +7,7 @@
 //   CalendarQueue      O(1) expected  O(1) expected  16 B per event + buckets; resizes
 //                                                    when the event count doubles/halves
 //   RadixQueue         O(1)           O(log C) amortised (C: the largest time difference),
-//                                                    16 B per event + 64 buckets
+//                                                    16 B per event + 256 buckets
 //
 // All order entries by EntryOrder (event.hpp) exactly, ties included. The engine uses the
 // radix heap directly (no virtual calls); the interface serves the alternatives and benchmarks.

@@ -1,8 +1,9 @@
 #pragma once
 // A 4-ary min-heap in one array, for any small value type and strict order: half the depth
 // of a binary heap, and four 16-byte children fill one cache line. The array only grows,
-// so once it has reached its peak size nothing is allocated. Serves the engine's event
-// queue (QuaternaryHeap) and the LogGOPS mode's event list.
+// so once it has reached its peak size nothing is allocated. Serves the engine's 4-ary heap
+// queue (QuaternaryHeap), the radix heap's same-time and past entries, and the LogGOPS mode's
+// event list.
 
 #include <cstddef>
 #include <vector>
@@ -36,10 +37,6 @@ class FourAryHeap {
     heap_.pop_back();
     if (!heap_.empty()) sift_down_from_root(last);
   }
-
-  // pop() then push(value) in one pass: what an event loop does when the event it took
-  // schedules another.
-  void replace_top(const T& value) { sift_down_from_root(value); }
 
  private:
   // Floyd's variant: move the hole left at the root down to a leaf along the smaller

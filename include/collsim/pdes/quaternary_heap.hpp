@@ -7,8 +7,7 @@
 
 namespace collsim::pdes {
 
-// The engine's default queue: a FourAryHeap of 16-byte entries. Defined inline: the engine
-// calls it directly.
+// A FourAryHeap of 16-byte entries (`--queue heap`; the engine's default is RadixQueue).
 class QuaternaryHeap final : public EventQueue {
  public:
   explicit QuaternaryHeap(const std::vector<EventKey>* keys) : heap_(EntryOrder(keys)) {}
@@ -16,7 +15,6 @@ class QuaternaryHeap final : public EventQueue {
   void push(const QueueEntry& entry) override { heap_.push(entry); }
   const QueueEntry& top() const override { return heap_.top(); }
   void pop() override { heap_.pop(); }
-  void replace_top(const QueueEntry& entry) { heap_.replace_top(entry); }
   std::size_t size() const override { return heap_.size(); }
   std::string_view name() const override { return "4-ary heap"; }
 

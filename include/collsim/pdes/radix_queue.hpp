@@ -14,9 +14,9 @@ namespace collsim::pdes {
 // differs from the base (its level) and of its own value of that digit, an append. When the
 // entries at the base run out, the lowest nonempty bucket (level, then digit) holds the
 // earliest time, which becomes the base, and the bucket is spread over the lower levels: an
-// entry moves down at most 16 times in all (64 with one bit per level). A packet model puts most of
-// its events a link's delay ahead, so that per event this is a few appends where a heap of
-// thousands of pending entries does a dozen comparisons of cold lines.
+// entry moves down at most 16 times in all (64 with one bit per level). A packet model puts
+// most of its events a link's delay ahead, so that per event this is a few appends where a
+// heap of thousands of pending entries does a dozen comparisons of cold lines.
 //
 // The entries at the base time are sorted once in full (EntryOrder) as they come out of their
 // bucket: hosts that move in lock step put hundreds at one time. Entries pushed at the base
@@ -83,10 +83,10 @@ class RadixQueue final : public EventQueue {
   mutable std::array<std::vector<QueueEntry>, kLevels * kDigits> buckets_;  // level * kDigits + digit
   mutable std::array<std::uint16_t, kLevels> digits_{};  // per level, its nonempty buckets
   mutable std::uint16_t levels_ = 0;                     // levels with a nonempty bucket
-  mutable std::vector<QueueEntry> sorted_;                   // at the base time, in order, from next_
+  mutable std::vector<QueueEntry> sorted_;               // at the base time, in order, from next_
   mutable std::size_t next_ = 0;
-  mutable FourAryHeap<QueueEntry, EntryOrder> late_;  // pushed at the base time after it was sorted
-  FourAryHeap<QueueEntry, EntryOrder> past_;          // before the base time
+  FourAryHeap<QueueEntry, EntryOrder> late_;  // pushed at the base time after it was sorted
+  FourAryHeap<QueueEntry, EntryOrder> past_;  // before the base time
   mutable std::uint64_t base_ = 0;
   std::size_t size_ = 0;
 };
