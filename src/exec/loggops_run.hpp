@@ -77,10 +77,12 @@ class Run {
       if ((e.op & kMessageBit) != 0) {
         take_message(e);
       } else {
-        switch (kind(e.rank, e.op)) {
-          case OpKind::Calc: run_calc(e); break;
-          case OpKind::Send: start_send(e); break;
-          case OpKind::Recv: post_recv(e); break;
+        // A copy: starting may bring a new piece into a streamed store, which can move its ops.
+        const OpInfo o = op(e.rank, e.op);
+        switch (o.kind) {
+          case OpKind::Calc: run_calc(e, o); break;
+          case OpKind::Send: start_send(e, o); break;
+          case OpKind::Recv: post_recv(e, o); break;
         }
       }
       queue_ready();
@@ -105,7 +107,6 @@ class Run {
   };
 
   OpInfo op(RankId r, LocalOp i) const { return store_.op(r, i); }
-  OpKind kind(RankId r, LocalOp i) const { return op(r, i).kind; }
   // A rank's cpus, then its NICs' send sides, then their receive sides, side by side.
   std::uint64_t& cpu_free(RankId r, std::uint8_t cpu) { return free_at_[std::size_t{r} * per_rank_ + cpu]; }
   std::uint64_t& send_free(RankId r, std::uint8_t nic) {
@@ -143,8 +144,7 @@ class Run {
     store_.finish(r, i, t, Ready{this, r});
   }
 
-  void run_calc(const Event& e) {
-    const OpInfo& calc = op(e.rank, e.op);
+  void run_calc(const Event& e, const OpInfo& calc) {
     std::uint64_t& cpu = cpu_free(e.rank, calc.cpu);
     if (cpu > e.time) return retry(e, cpu);
     std::uint64_t duration = calc.size;
@@ -161,9 +161,7 @@ class Run {
     finished(e.rank, e.op, e.time + duration);
   }
 
-  void start_send(const Event& e) {
-    // A copy: starting may bring a new piece into a streamed store, which can move its ops.
-    const OpInfo send = op(e.rank, e.op);
+  void start_send(const Event& e, const OpInfo& send) {
     std::uint64_t& cpu = cpu_free(e.rank, send.cpu);
     std::uint64_t& nic = send_free(e.rank, send.nic, send.peer);
     const std::uint64_t free = std::max(cpu, nic);
@@ -181,8 +179,7 @@ class Run {
 
   // A posted receive costs nothing itself: the receiver's o and G were (or will be)
   // charged when the message is taken in.
-  void post_recv(const Event& e) {
-    const OpInfo recv = op(e.rank, e.op);
+  void post_recv(const Event& e, const OpInfo& recv) {
     const std::uint32_t tag = store_.tag(e.rank, e.op);
     started(e.rank, e.op, e.time);
     if (const auto m = matchers_[e.rank].post(recv.peer, tag, e.op)) {
@@ -233,12 +230,16 @@ class Run {
   void queue_ready() {
     const std::size_t n = released_.size();
     if (n == 0) return;
-    if (n == 1) {
-      queue(released_[0]);
+    Released* list = released_.data();
+    if (n <= 2) {
+      // The common case, without the loops: what one finished op released.
+      if (n == 2 && (list[0].rank != list[1].rank ? list[1].rank < list[0].rank
+                                                   : op(list[1].rank, list[1].op).kind < op(list[0].rank, list[0].op).kind))
+        std::swap(list[0], list[1]);
+      for (std::size_t k = 0; k < n; ++k) queue(list[k]);
       released_.clear();
       return;
     }
-    Released* list = released_.data();
     // Group by rank, keeping the order of release within a rank: an insertion sort, as an
     // event releases ops of at most two ranks (and the first call all ranks in order).
     for (std::size_t i = 1; i < n; ++i) {
@@ -254,7 +255,7 @@ class Run {
       // The same comparison on the same sequence as LogGOPSim's, so that the same std::sort
       // leaves ops of equal kind in the same order. Up to 16 elements libstdc++'s std::sort
       // is an insertion sort, which this is too, without the call.
-      const auto before = [&](const Released& a, const Released& b) { return kind(r, a.op) < kind(r, b.op); };
+      const auto before = [&](const Released& a, const Released& b) { return op(r, a.op).kind < op(r, b.op).kind; };
       if (last - first > 16) {
         std::sort(list + first, list + last, before);
       } else {
@@ -272,12 +273,11 @@ class Run {
   }
 
   void queue(const Released& x) {
-    const std::uint64_t at = causal_ ? std::max(ready_time(x.rank, x.op), x.at) : ready_time(x.rank, x.op);
-    events_.push({at, seq_++, x.rank, x.op});
+    const std::uint64_t ready = ready_time(x.rank, op(x.rank, x.op));
+    events_.push({causal_ ? std::max(ready, x.at) : ready, seq_++, x.rank, x.op});
   }
 
-  std::uint64_t ready_time(RankId r, LocalOp i) {
-    const OpInfo& o = op(r, i);
+  std::uint64_t ready_time(RankId r, const OpInfo& o) {
     const std::uint64_t cpu = cpu_free(r, o.cpu);
     return o.kind == OpKind::Send ? std::max(cpu, send_free(r, o.nic, o.peer)) : cpu;
   }

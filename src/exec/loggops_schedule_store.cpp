@@ -12,8 +12,11 @@ using goal::RankId;
 ScheduleStore::ScheduleStore(const goal::Schedule& schedule, bool record_times)
     : schedule_(schedule), c_(schedule.columns()) {
   const RankId ranks = schedule.num_ranks();
-  records_ = HugePageArray<Record>(schedule.num_ops() + ranks);
-  dependents_ = HugePageArray<std::uint32_t>(schedule.num_requires() + schedule.num_irequires());
+  records_ = HugePageArray<Record>(schedule.num_ops() + ranks + kPrefetchRecords);
+  dependents_ = HugePageArray<std::uint32_t>(schedule.num_requires() + schedule.num_irequires() + kPrefetchDependents);
+  ranks_.resize(std::size_t{ranks} + 1);
+  for (RankId r = 0; r <= ranks; ++r)
+    ranks_[r] = {records_.data() + first_record(r), dependents_.data() + dependent_base(r)};
   std::uint8_t max_cpu = 0, max_nic = 0;
   std::vector<std::uint32_t> scratch;
   // What a mapped .goalb holds of the ranks copied so far is given back as the copy goes:

@@ -40,10 +40,10 @@ class ScheduleStore {
 
   template <typename F>
   void initially_ready(goal::RankId r, F&& ready) {
-    const std::uint64_t first = first_record(r);
-    const goal::LocalOp n = static_cast<goal::LocalOp>(first_record(r + 1) - first - 1);
+    Record* rank = ranks_[r].records;
+    const goal::LocalOp n = static_cast<goal::LocalOp>(ranks_[r + 1].records - rank - 1);
     for (goal::LocalOp i = 0; i < n; ++i) {
-      Record& o = records_[first + i];
+      Record& o = rank[i];
       if (o.pending == 0) {
         o.state = OpState::Ready;
         ready(i);
@@ -55,24 +55,24 @@ class ScheduleStore {
   // the schedule's edges (by dependent index), as DependencyTracker does.
   template <typename F>
   void start(goal::RankId r, goal::LocalOp i, std::uint64_t t, F&& ready) {
-    Record* rank = records_.data() + first_record(r);
-    Record& o = rank[i];
+    const RankView& v = ranks_[r];
+    Record& o = v.records[i];
     o.state = OpState::Started;
-    release(r, rank, o.first_start_dependent, rank[i + 1].first_dependent, ready);
+    release(v, o.first_start_dependent, v.records[i + 1].first_dependent, ready);
     if (!start_.empty()) start_[global(r, i)] = t;
   }
 
   template <typename F>
   void finish(goal::RankId r, goal::LocalOp i, std::uint64_t t, F&& ready) {
-    Record* rank = records_.data() + first_record(r);
+    const RankView& v = ranks_[r];
     // A rank's ops finish roughly in order: ask for the lines of its next ops and their
-    // dependents ahead of time.
-    __builtin_prefetch(records_.data() + std::min(first_record(r) + i + 4, records_.size() - 1));
-    Record& o = rank[i];
-    __builtin_prefetch(dependents_.data() + std::min(dependent_base(r) + o.first_dependent + 16, dependents_.size()));
+    // dependents ahead of time (both arrays end in padding for this).
+    __builtin_prefetch(v.records + i + kPrefetchRecords);
+    Record& o = v.records[i];
+    __builtin_prefetch(v.dependents + o.first_dependent + kPrefetchDependents);
     o.state = OpState::Finished;
     ++completed_;
-    release(r, rank, o.first_dependent, o.first_start_dependent, ready);
+    release(v, o.first_dependent, o.first_start_dependent, ready);
     if (!end_.empty()) end_[global(r, i)] = t;
   }
   void message_taken(goal::RankId, goal::LocalOp) {}
@@ -103,19 +103,25 @@ class ScheduleStore {
   };
   static_assert(sizeof(Record) == 32);
 
-  const Record& record(goal::RankId r, goal::LocalOp i) const { return records_[first_record(r) + i]; }
+  const Record& record(goal::RankId r, goal::LocalOp i) const { return ranks_[r].records[i]; }
   // The schedule's own layout: a rank's records sit where its CSR offsets do (one more per
   // rank than it has ops), and its dependents where its requires and irequires edges begin.
   std::uint64_t first_record(goal::RankId r) const { return c_.op_begin[r] + r; }
   std::uint64_t dependent_base(goal::RankId r) const { return c_.requires_begin[r] + c_.irequires_begin[r]; }
   std::uint64_t global(goal::RankId r, goal::LocalOp i) const { return c_.op_begin[r] + i; }
 
+  // Where a rank's records and dependents begin: one load where the schedule's offsets
+  // take three.
+  struct RankView {
+    Record* records;
+    const std::uint32_t* dependents;
+  };
+
   template <typename F>
-  void release(goal::RankId r, Record* rank, std::uint32_t begin, std::uint32_t end, F& ready) {
-    const std::uint32_t* dependents = dependents_.data() + dependent_base(r);
+  void release(const RankView& v, std::uint32_t begin, std::uint32_t end, F& ready) {
     for (std::uint32_t k = begin; k < end; ++k) {
-      const goal::LocalOp d = dependents[k];
-      Record& dependent = rank[d];
+      const goal::LocalOp d = v.dependents[k];
+      Record& dependent = v.records[d];
       if (--dependent.pending == 0) {
         dependent.state = OpState::Ready;
         ready(d);
@@ -124,11 +130,13 @@ class ScheduleStore {
   }
 
   static constexpr std::uint64_t kDropEvery = 1u << 16;  // ops
+  static constexpr std::size_t kPrefetchRecords = 4, kPrefetchDependents = 16;
 
   const goal::Schedule& schedule_;
   const goal::ScheduleColumns c_;  // a copy of the views: one load less per op looked up
   HugePageArray<Record> records_;
   HugePageArray<std::uint32_t> dependents_;   // rank-local op indices
+  std::vector<RankView> ranks_;               // one per rank, and one past the last
   unsigned num_cpus_ = 1, num_nics_ = 1;
   std::uint64_t completed_ = 0;
   std::vector<std::uint64_t> start_, end_;  // by global op, when recording
