@@ -262,5 +262,23 @@ class Run(unittest.TestCase):
                 self.assertTrue((f["ops/start_ps"][:] <= ends).all())
 
 
+class MpiModule(unittest.TestCase):
+    def test_a_run_on_its_own_does_not_load_mpi(self):
+        # The program links no MPI library; the module beside it has them.
+        libs = subprocess.run(["ldd", COLLSIM], capture_output=True, text=True).stdout
+        self.assertNotIn("libmpi", libs)
+        module = os.path.join(os.path.dirname(os.path.realpath(COLLSIM)), "libcollsim_mpi.so")
+        self.assertIn("libmpi", subprocess.run(["ldd", module], capture_output=True, text=True).stdout)
+
+    def test_a_parallel_run_without_the_module_says_so(self):
+        env = dict(ENV, COLLSIM_MPI="1", COLLSIM_MPI_MODULE="/nonexistent/libcollsim_mpi.so")
+        r = subprocess.run([COLLSIM, "run", "--topology", LEAF_SPINE, "--coll", "allreduce", "--ranks", "8",
+                            "--bytes", "64KiB"], capture_output=True, text=True, timeout=600, env=env)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("MPI module", r.stderr)
+        self.assertIn("/nonexistent/libcollsim_mpi.so", r.stderr)
+        self.assertIn("COLLSIM_MPI_MODULE", r.stderr)
+
+
 if __name__ == "__main__":
     unittest.main()
