@@ -47,9 +47,20 @@ bool rows_valid(const std::uint32_t* offset, std::uint64_t n, const std::uint32_
   std::uint32_t largest = 0;
   for (std::uint64_t k = 0; k < edges; ++k) largest = std::max(largest, target[k]);
   if (bad != 0 || (edges > 0 && largest >= n)) return false;
-  for (std::uint64_t i = 0; i < n; ++i)
-    for (std::uint32_t k = offset[i] + 1; k < offset[i + 1]; ++k) bad |= static_cast<std::uint32_t>(target[k] < target[k - 1]);
-  return bad == 0;
+  // A target below the one before it is allowed only where a row begins: count all such
+  // descents in one flat pass, and, only if there are any, those at the rows' first entries.
+  std::uint64_t descents = 0;
+  for (std::uint64_t k = 1; k < edges; ++k) descents += static_cast<std::uint64_t>(target[k] < target[k - 1]);
+  if (descents == 0) return true;
+  std::uint64_t at_row_starts = 0;
+  std::uint32_t previous_start = 0;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const std::uint32_t start = offset[i];
+    if (start == previous_start || start >= offset[i + 1]) continue;  // counted, or an empty row
+    at_row_starts += static_cast<std::uint64_t>(target[start] < target[start - 1]);
+    previous_start = start;
+  }
+  return descents == at_row_starts;
 }
 
 // Whether ops [first, last) are well formed (see validate()), column by column in the same way.

@@ -89,6 +89,27 @@ TEST(ScheduleValidate, FindsBrokenArrays) {
   EXPECT_THROW(Schedule::from_arrays(ScheduleArrays{}), std::invalid_argument);
 }
 
+TEST(ScheduleValidate, RowsAscendWithinAndMayDescendBetween) {
+  // Op 3 requires ops 1 and 2, op 4 nothing, op 5 op 0: targets [1, 2, 0], a descent where
+  // op 5's row begins (after an empty row), which is valid; within op 3's row it is not.
+  ScheduleBuilder b(1);
+  b.begin_rank(0);
+  for (int i = 0; i < 6; ++i) b.add(Op::calc(1));
+  b.add_requires(3, 1);
+  b.add_requires(3, 2);
+  b.add_requires(5, 0);
+  b.end_rank();
+  const Schedule s = b.finish();
+  ScheduleArrays a = copy_columns(s.columns());
+  ASSERT_EQ(a.requires_target, (std::vector<std::uint32_t>{1, 2, 0}));
+  EXPECT_FALSE(validate(a).has_value());
+  std::swap(a.requires_target[0], a.requires_target[1]);
+  EXPECT_EQ(validate(a).value_or(""), "rank 0 op 3: requires list is not sorted");
+  std::swap(a.requires_target[0], a.requires_target[1]);
+  a.requires_target[2] = 2;  // [1, 2, 2]: ascending everywhere, still valid
+  EXPECT_FALSE(validate(a).has_value());
+}
+
 TEST(DependencyAnalysis, ChainsAndCycles) {
   const Schedule s = testing::parse(
       "num_ranks 1\nrank 0 {\na: calc 1\nb: calc 1\nc: calc 1\nd: calc 1\n"
