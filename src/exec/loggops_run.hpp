@@ -230,16 +230,12 @@ class Run {
   void queue_ready() {
     const std::size_t n = released_.size();
     if (n == 0) return;
-    Released* list = released_.data();
-    if (n <= 2) {
-      // The common case, without the loops: what one finished op released.
-      if (n == 2 && (list[0].rank != list[1].rank ? list[1].rank < list[0].rank
-                                                   : op(list[1].rank, list[1].op).kind < op(list[0].rank, list[0].op).kind))
-        std::swap(list[0], list[1]);
-      for (std::size_t k = 0; k < n; ++k) queue(list[k]);
+    if (n == 1) {
+      queue(released_[0]);
       released_.clear();
       return;
     }
+    Released* list = released_.data();
     // Group by rank, keeping the order of release within a rank: an insertion sort, as an
     // event releases ops of at most two ranks (and the first call all ranks in order).
     for (std::size_t i = 1; i < n; ++i) {

@@ -33,7 +33,7 @@ ScheduleStore::ScheduleStore(const goal::Schedule& schedule, bool record_times)
     if (ops.num_requires() + ops.num_irequires() > 0xFFFFFFFFull)
       throw std::invalid_argument("LogGOPS mode: rank " + std::to_string(r) + " has 2^32 dependencies or more");
     const std::uint64_t g0 = ops.first_global_op();
-    Record* rank = records_.data() + first_record(r);
+    Record* rank = ranks_[r].records;
     const goal::RankOps::Rows req = ops.requires_rows(), ireq = ops.irequires_rows();
     for (LocalOp i = 0; i < n; ++i) {
       const std::uint64_t g = g0 + i;
