@@ -195,7 +195,8 @@ void Host::try_transmit(std::uint16_t port) {
       const std::size_t at = (q.turn + k) % n;
       Sender& f = *sender(q.active[at]);
       if (o.paused(f.priority)) continue;
-      if (in_flight_bytes(f) >= f.cc->window_bytes()) continue;  // an ACK will wake it
+      if (const std::uint64_t window = f.cc->window_bytes(); window != UINT64_MAX && in_flight_bytes(f) >= window)
+        continue;  // an ACK will wake it
       if (f.next_send > now()) {
         earliest = std::min(earliest, f.next_send);
         continue;
@@ -273,7 +274,9 @@ void Host::send_data(Sender& f) {
   p.entropy = fp.routing == RoutingMode::Spray ? static_cast<std::uint32_t>(mix(f.entropy, seq)) : f.entropy;
   if (fp.ecn) p.flags |= packet_flag::kEcnCapable;
   if (seq + 1 == f.packets) p.flags |= packet_flag::kLast;
-  if (fp.ack_every > 1 && in_flight_bytes(f) >= f.cc->window_bytes()) p.flags |= packet_flag::kAckRequest;
+  if (const std::uint64_t window = f.cc->window_bytes();
+      fp.ack_every > 1 && window != UINT64_MAX && in_flight_bytes(f) >= window)
+    p.flags |= packet_flag::kAckRequest;
   p.sent = now();
   if (seq < f.highest_sent) {
     if (f.retransmits == 0) ++stats_.flows_resent;
@@ -288,7 +291,7 @@ void Host::send_data(Sender& f) {
   put_on_wire(f.port, p);
   f.next_send = now() + f.cc->gap(p.wire_bytes);
   f.cc->on_sent(now(), p.wire_bytes);
-  arm_cc_timer(f.id);
+  arm_cc_timer(f);
   if (!lossless_transport_) arm_rto(f.id);
 }
 
@@ -491,7 +494,7 @@ void Host::receive_ack(const Packet& p) {
     // The port's other flows went out interleaved with it by trains too.
     for (const std::uint32_t other : nic_[f.port].active) unsettle(*sender(other));
   }
-  arm_cc_timer(f.id);
+  arm_cc_timer(f);
   if (f.acked >= f.packets) {
     f.done = true;
     ++f.rto_generation;
@@ -549,7 +552,7 @@ void Host::receive_cnp(const Packet& p) {
   if (!found || found->done) return;
   Sender& f = *found;
   update_cc(f, [&] { f.cc->on_cnp(now()); });
-  arm_cc_timer(f.id);
+  arm_cc_timer(f);
 }
 
 void Host::arm_rto(std::uint32_t flow) {
@@ -560,15 +563,14 @@ void Host::arm_rto(std::uint32_t flow) {
   schedule<&Host::on_flow_timer>(id(), due - now(), FlowTimer{flow, f.rto_generation, kRtoTimer});
 }
 
-void Host::arm_cc_timer(std::uint32_t flow) {
-  Sender& f = *sender(flow);
+void Host::arm_cc_timer(Sender& f) {
   if (f.done) return;
   const SimTime due = f.cc->next_timer();
   if (due == f.cc_timer_at) return;
   f.cc_timer_at = due;
   ++f.cc_generation;
   if (due.is_infinite()) return;
-  schedule<&Host::on_flow_timer>(id(), std::max(due, now()) - now(), FlowTimer{flow, f.cc_generation, kCcTimer});
+  schedule<&Host::on_flow_timer>(id(), std::max(due, now()) - now(), FlowTimer{f.id, f.cc_generation, kCcTimer});
 }
 
 void Host::on_flow_timer(const FlowTimer& t) {
@@ -579,7 +581,7 @@ void Host::on_flow_timer(const FlowTimer& t) {
     if (t.generation != f.cc_generation) return;
     f.cc_timer_at = SimTime::infinity();
     update_cc(f, [&] { f.cc->on_timer(now()); });
-    arm_cc_timer(t.flow);
+    arm_cc_timer(f);
     try_transmit(f.port);
     return;
   }

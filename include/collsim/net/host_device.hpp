@@ -221,7 +221,7 @@ class Host final : public Device {
   void receive_nack(const Packet& p);
   void receive_cnp(const Packet& p);
   void arm_rto(std::uint32_t flow);
-  void arm_cc_timer(std::uint32_t flow);
+  void arm_cc_timer(Sender& f);
   void wake_at(std::uint16_t port, SimTime when);
   std::uint64_t in_flight_bytes(const Sender& f) const;
   // Whether `f` has settled and has more than a train left to send.
