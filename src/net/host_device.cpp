@@ -353,13 +353,20 @@ bool Host::take_early(const Packet& p) {
   if (!one_wire_in_ || ctx_.faults || p.kind != PacketKind::Data || p.bytes > ctx_.params.mtu_bytes) return false;
   if (p.flags & (packet_flag::kLast | packet_flag::kEcnMarked | packet_flag::kAckRequest)) return false;
   if (receiver_key(p.src, p.flow) != last_receiver_key_) return false;
-  const Receiver& r = *last_receiver_;
+  Receiver& r = *last_receiver_;
   // What receive_data does at the packet's own time with `now()` or toward others (the first
   // packet, a gap on a lossy fabric, a duplicate, completion, an ACK, a CNP) rules it out;
   // what is left is bookkeeping.
   const bool bookkeeping = p.seq == r.expected || (ctx_.params.lossless && p.seq > r.expected && !r.holds(p.seq));
   if (r.delivered || r.count == 0 || !bookkeeping || r.total != 0 || r.since_ack + 1 >= ctx_.params.ack_every)
     return false;
+  if (p.seq == r.expected && r.count == r.expected) {
+    // The next packet in order, nothing held beyond it: all receive_data would do.
+    if (p.flags & packet_flag::kQueued) r.queued_since_ack = true;
+    r.extend_prefix(1, p.bytes);
+    ++r.since_ack;
+    return true;
+  }
   receive_data(p);
   return true;
 }
@@ -392,22 +399,27 @@ void Host::receive_data(const Packet& p) {
   if (p.flags & packet_flag::kLast) r.total = p.seq + 1;
   // A train (bytes above one MTU) carries packets seq, seq + 1, ...: full ones only.
   const std::uint32_t count = p.bytes > fp.mtu_bytes ? p.bytes / fp.mtu_bytes : 1;
-  const std::size_t last_word = (p.seq + count - 1) / 64;
-  if (last_word >= r.got.size()) r.got.resize(last_word + 1, 0);
-  bool duplicate = false;
-  for (std::uint32_t seq = p.seq; seq < p.seq + count; ++seq) {
-    const std::uint64_t bit = std::uint64_t{1} << (seq % 64);
-    if (r.got[seq / 64] & bit) {
-      duplicate = true;
-      continue;
-    }
-    r.got[seq / 64] |= bit;
-    ++r.count;
-  }
   const bool in_order = p.seq == r.expected;
-  if (!duplicate) {
-    r.bytes += p.bytes;
-    while (r.holds(r.expected)) ++r.expected;
+  bool duplicate = false;
+  if (in_order && r.count == r.expected) {
+    // Everything below `expected` has come and nothing beyond it: the packets extend that
+    // prefix, which the bitmap leaves out (Receiver::holds).
+    r.extend_prefix(count, p.bytes);
+  } else {
+    const std::size_t last_word = (p.seq + count - 1) / 64;
+    if (last_word >= r.got.size()) r.got.resize(last_word + 1, 0);
+    for (std::uint32_t seq = p.seq; seq < p.seq + count; ++seq) {
+      if (r.holds(seq)) {
+        duplicate = true;
+        continue;
+      }
+      r.got[seq / 64] |= std::uint64_t{1} << (seq % 64);
+      ++r.count;
+    }
+    if (!duplicate) {
+      r.bytes += p.bytes;
+      while (r.holds(r.expected)) ++r.expected;
+    }
   }
   const bool complete = r.total != 0 && r.count == r.total;
   // Acknowledge every ack_every-th packet, the last, one that fills its sender's window, and

@@ -121,7 +121,7 @@ struct Sender {
 
 // A flow at its receiver.
 struct Receiver {
-  std::vector<std::uint64_t> got;  // bitmap of packets received
+  std::vector<std::uint64_t> got;  // packets received at or beyond `expected` (a bitmap by seq)
   std::uint32_t expected = 0;      // first packet not yet received
   std::uint32_t total = 0;         // packets in the flow, known once the last one arrived
   std::uint32_t count = 0;         // distinct packets received
@@ -135,7 +135,15 @@ struct Receiver {
   SimTime last_cnp = SimTime::ps(-1);
   bool delivered = false;
 
-  bool holds(std::uint32_t seq) const { return seq / 64 < got.size() && ((got[seq / 64] >> (seq % 64)) & 1) != 0; }
+  // The next `packets` in order arrived, with nothing held beyond them (count == expected).
+  void extend_prefix(std::uint32_t packets, std::uint64_t payload) {
+    count += packets;
+    expected += packets;
+    bytes += payload;
+  }
+  bool holds(std::uint32_t seq) const {
+    return seq < expected || (seq / 64 < got.size() && ((got[seq / 64] >> (seq % 64)) & 1) != 0);
+  }
 };
 
 }  // namespace detail
