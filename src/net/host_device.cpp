@@ -153,6 +153,12 @@ std::uint64_t Host::in_flight_bytes(const Sender& f) const {
   return sent > acked ? sent - acked : 0;
 }
 
+bool Host::window_full(const Sender& f) const {
+  // Without a window (the common case) the bytes in flight need not be counted.
+  const std::uint64_t window = f.cc->window_bytes();
+  return window != UINT64_MAX && in_flight_bytes(f) >= window;
+}
+
 void Host::wake_at(std::uint16_t port, SimTime when) {
   NicQueues& q = nic_[port];
   if (when >= q.wakeup_at && q.wakeup_at > now()) return;  // an earlier wakeup is coming
@@ -195,8 +201,7 @@ void Host::try_transmit(std::uint16_t port) {
       const std::size_t at = (q.turn + k) % n;
       Sender& f = *sender(q.active[at]);
       if (o.paused(f.priority)) continue;
-      if (const std::uint64_t window = f.cc->window_bytes(); window != UINT64_MAX && in_flight_bytes(f) >= window)
-        continue;  // an ACK will wake it
+      if (window_full(f)) continue;  // an ACK will wake it
       if (f.next_send > now()) {
         earliest = std::min(earliest, f.next_send);
         continue;
@@ -274,9 +279,7 @@ void Host::send_data(Sender& f) {
   p.entropy = fp.routing == RoutingMode::Spray ? static_cast<std::uint32_t>(mix(f.entropy, seq)) : f.entropy;
   if (fp.ecn) p.flags |= packet_flag::kEcnCapable;
   if (seq + 1 == f.packets) p.flags |= packet_flag::kLast;
-  if (const std::uint64_t window = f.cc->window_bytes();
-      fp.ack_every > 1 && window != UINT64_MAX && in_flight_bytes(f) >= window)
-    p.flags |= packet_flag::kAckRequest;
+  if (fp.ack_every > 1 && window_full(f)) p.flags |= packet_flag::kAckRequest;
   p.sent = now();
   if (seq < f.highest_sent) {
     if (f.retransmits == 0) ++stats_.flows_resent;
@@ -360,7 +363,7 @@ bool Host::take_early(const Packet& p) {
   const bool bookkeeping = p.seq == r.expected || (ctx_.params.lossless && p.seq > r.expected && !r.holds(p.seq));
   if (r.delivered || r.count == 0 || !bookkeeping || r.total != 0 || r.since_ack + 1 >= ctx_.params.ack_every)
     return false;
-  if (p.seq == r.expected && r.count == r.expected) {
+  if (r.extends_prefix(p.seq)) {
     // The next packet in order, nothing held beyond it: all receive_data would do.
     if (p.flags & packet_flag::kQueued) r.queued_since_ack = true;
     r.extend_prefix(1, p.bytes);
@@ -401,7 +404,7 @@ void Host::receive_data(const Packet& p) {
   const std::uint32_t count = p.bytes > fp.mtu_bytes ? p.bytes / fp.mtu_bytes : 1;
   const bool in_order = p.seq == r.expected;
   bool duplicate = false;
-  if (in_order && r.count == r.expected) {
+  if (r.extends_prefix(p.seq)) {
     // Everything below `expected` has come and nothing beyond it: the packets extend that
     // prefix, which the bitmap leaves out (Receiver::holds).
     r.extend_prefix(count, p.bytes);

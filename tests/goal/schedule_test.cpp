@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <initializer_list>
+#include <utility>
+
 #include "collsim/goal/dependency_analysis.hpp"
 #include "collsim/goal/schedule_builder.hpp"
 #include "collsim/goal/schedule_stats.hpp"
@@ -24,6 +27,16 @@ Schedule two_rank_chain() {
   return b.finish();
 }
 
+// One rank of `ops` calc ops with the given (op, required op) dependencies, added in this order.
+Schedule calc_rank(int ops, std::initializer_list<std::pair<LocalOp, LocalOp>> dependencies) {
+  ScheduleBuilder b(1);
+  b.begin_rank(0);
+  for (int i = 0; i < ops; ++i) b.add(Op::calc(1));
+  for (const auto& [op, required] : dependencies) b.add_requires(op, required);
+  b.end_rank();
+  return b.finish();
+}
+
 TEST(ScheduleBuilder, BuildsRankByRank) {
   const Schedule s = two_rank_chain();
   EXPECT_EQ(s.num_ranks(), 2u);
@@ -35,14 +48,7 @@ TEST(ScheduleBuilder, BuildsRankByRank) {
 }
 
 TEST(ScheduleBuilder, DependencyListsAreSortedWhateverTheOrderOfCalls) {
-  ScheduleBuilder b(1);
-  b.begin_rank(0);
-  for (int i = 0; i < 4; ++i) b.add(Op::calc(1));
-  b.add_requires(3, 2);
-  b.add_requires(3, 0);
-  b.add_requires(3, 1);
-  b.end_rank();
-  const Schedule s = b.finish();
+  const Schedule s = calc_rank(4, {{3, 2}, {3, 0}, {3, 1}});
   const auto row = s.rank(0).requires_of(3);
   ASSERT_EQ(row.size(), 3u);
   EXPECT_EQ(row[0], 0u);
@@ -92,14 +98,7 @@ TEST(ScheduleValidate, FindsBrokenArrays) {
 TEST(ScheduleValidate, RowsAscendWithinAndMayDescendBetween) {
   // Op 3 requires ops 1 and 2, op 4 nothing, op 5 op 0: targets [1, 2, 0], a descent where
   // op 5's row begins (after an empty row), which is valid; within op 3's row it is not.
-  ScheduleBuilder b(1);
-  b.begin_rank(0);
-  for (int i = 0; i < 6; ++i) b.add(Op::calc(1));
-  b.add_requires(3, 1);
-  b.add_requires(3, 2);
-  b.add_requires(5, 0);
-  b.end_rank();
-  const Schedule s = b.finish();
+  const Schedule s = calc_rank(6, {{3, 1}, {3, 2}, {5, 0}});
   ScheduleArrays a = copy_columns(s.columns());
   ASSERT_EQ(a.requires_target, (std::vector<std::uint32_t>{1, 2, 0}));
   EXPECT_FALSE(validate(a).has_value());

@@ -135,7 +135,10 @@ struct Receiver {
   SimTime last_cnp = SimTime::ps(-1);
   bool delivered = false;
 
-  // The next `packets` in order arrived, with nothing held beyond them (count == expected).
+  // Whether packet `seq` is the next in order with nothing held beyond it: it extends the
+  // prefix, which needs no bit.
+  bool extends_prefix(std::uint32_t seq) const { return seq == expected && count == expected; }
+  // The next `packets` in order arrived (extends_prefix held for the first).
   void extend_prefix(std::uint32_t packets, std::uint64_t payload) {
     count += packets;
     expected += packets;
@@ -232,6 +235,8 @@ class Host final : public Device {
   void arm_cc_timer(Sender& f);
   void wake_at(std::uint16_t port, SimTime when);
   std::uint64_t in_flight_bytes(const Sender& f) const;
+  // Whether `f` has a window and it is full.
+  bool window_full(const Sender& f) const;
   // Whether `f` has settled and has more than a train left to send.
   bool may_train(const Sender& f) const;
   // MTU packets the next data packet of `f` carries: a train once the flow and every other
