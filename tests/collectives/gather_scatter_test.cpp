@@ -26,7 +26,7 @@ struct GatherScatterCase {
   bool pipelined;  // cuts its messages to plan.chunk_bytes
 };
 
-std::string case_name(const ::testing::TestParamInfo<GatherScatterCase>& info) {
+std::string gather_scatter_name(const ::testing::TestParamInfo<GatherScatterCase>& info) {
   return std::string(to_string(info.param.collective)) + "_" + info.param.algorithm;
 }
 
@@ -68,7 +68,7 @@ INSTANTIATE_TEST_SUITE_P(GatherScatter, GatherScatterAlgorithm,
                                            GatherScatterCase{Collective::Allgather, "bruck", false},
                                            GatherScatterCase{Collective::ReduceScatter, "ring", true},
                                            GatherScatterCase{Collective::ReduceScatter, "recursive_halving", false}),
-                         case_name);
+                         gather_scatter_name);
 
 // --- textbook message counts and bytes (Simple, one channel, one pipeline step) ----------
 

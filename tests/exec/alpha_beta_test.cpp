@@ -41,8 +41,8 @@
 namespace collsim::exec {
 namespace {
 
-constexpr std::int64_t kPsPerByte = 80;  // 100 Gb/s
-constexpr std::int64_t kLinkPs = 1'000'000;
+using net::testing::kPsPerByte;
+using net::testing::kLinkPs;
 constexpr std::uint64_t kMiB = 1 << 20;
 
 std::int64_t wire(std::uint64_t bytes) {

@@ -16,8 +16,8 @@
 namespace collsim::exec {
 namespace {
 
-constexpr std::int64_t kPsPerByte = 80;
-constexpr std::int64_t kLinkPs = 1'000'000;
+using net::testing::kPsPerByte;
+using net::testing::kLinkPs;
 
 // The hosts on one switch, 100 Gb/s links of 1 us.
 topo::Topology star(std::uint32_t hosts) {

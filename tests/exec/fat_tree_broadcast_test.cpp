@@ -27,11 +27,12 @@
 #include "collsim/exec/fabric_executor.hpp"
 #include "collsim/pdes/transport.hpp"
 #include "collsim/topo/generators.hpp"
+#include "net/fabric_test_util.hpp"
 
 namespace collsim::exec {
 namespace {
 
-constexpr std::int64_t kPsPerByte = 80;
+using net::testing::kPsPerByte;
 constexpr std::int64_t L = 1'000'000;
 constexpr std::int64_t a = 64 * kPsPerByte;
 

@@ -52,9 +52,7 @@ TEST(FlowFidelity, OneRendezvousMessageArrivesWhenItsPacketsWould) {
   EXPECT_EQ(run(star, s, net::uniform_fidelity(LinkModel::Flow)).totals.flow_messages, 3u);
 }
 
-collectives::Plan plan(collectives::Collective c, const char* algorithm, std::uint32_t n, std::uint64_t bytes) {
-  return testing::one_node_plan(c, algorithm, n, bytes, 1 << 20);
-}
+using testing::one_node_plan;
 
 // Makespans with NVLink as flows and as packets.
 void expect_close(const topo::Topology& t, const goal::Schedule& s, double tolerance, const char* what) {
@@ -77,8 +75,8 @@ TEST(FlowFidelity, CollectivesInsideAServerMatchThePacketModel) {
   // all-to-all of 2 MiB per pair 1.0 % faster (82.7 against 83.6 us: seven senders into each
   // port share it evenly, where packets under PFC do not quite).
   const topo::Topology t = servers_on_a_leaf(1, 8);
-  expect_close(t, collectives::generate(plan(collectives::Collective::Allreduce, "ring", 8, 32 << 20)), 0.03, "ring allreduce");
-  expect_close(t, collectives::generate(plan(collectives::Collective::AllToAll, "direct", 8, 8 * (2 << 20))), 0.015, "all-to-all");
+  expect_close(t, collectives::generate(one_node_plan(collectives::Collective::Allreduce, "ring", 8, 32 << 20)), 0.03, "ring allreduce");
+  expect_close(t, collectives::generate(one_node_plan(collectives::Collective::AllToAll, "direct", 8, 8 * (2 << 20))), 0.015, "all-to-all");
 }
 
 TEST(FlowFidelity, MessagesBetweenServersStayPackets) {

@@ -8,7 +8,7 @@
 namespace collsim::exec::testing {
 
 inline collectives::Plan one_node_plan(collectives::Collective c, const char* algorithm, std::uint32_t n, std::uint64_t bytes,
-                                std::uint64_t chunk_bytes) {
+                                       std::uint64_t chunk_bytes = 1 << 20) {
   collectives::CollectiveSpec spec;
   spec.collective = c;
   spec.algorithm = algorithm;

@@ -18,7 +18,7 @@ namespace {
 
 // Every host on one switch (the "server"), 100 Gb/s (80 ps per byte) links of 1 us; the
 // fabric's default packets: 4096 bytes of payload and 64 of header.
-constexpr std::int64_t kPsPerByte = 80;
+using net::testing::kPsPerByte;
 
 ScaleUpMessages whole_star_is_one_server(std::uint32_t hosts) {
   ScaleUpMessages s;
@@ -72,9 +72,7 @@ TEST(ScaleUpMessages, OneRendezvousMessageTakesWhatTheDelaysAddUpTo) {
   EXPECT_EQ(p.result.op_times[1].end, SimTime::ps(91'580'800));
 }
 
-collectives::Plan plan(collectives::Collective c, const char* algorithm, std::uint32_t n, std::uint64_t bytes) {
-  return testing::one_node_plan(c, algorithm, n, bytes, 1 << 20);
-}
+using testing::one_node_plan;
 
 // The packet model's makespan, the message model's, and the events of each.
 void expect_close(const goal::Schedule& s, double tolerance, const char* what) {
@@ -94,14 +92,14 @@ TEST(ScaleUpMessages, RingAllreduceInsideAServerMatchesThePacketModel) {
   // 8 GPUs, 32 MiB, 2 channels of 1 MiB chunks. The message model finishes 2.5 % early
   // (4.794 against 4.916 ms): the two channels' messages to one peer go one after the other
   // instead of interleaving packets, so each channel's next step can start sooner.
-  expect_close(collectives::generate(plan(collectives::Collective::Allreduce, "ring", 8, 32 << 20)), 0.03, "ring allreduce");
+  expect_close(collectives::generate(one_node_plan(collectives::Collective::Allreduce, "ring", 8, 32 << 20)), 0.03, "ring allreduce");
 }
 
 TEST(ScaleUpMessages, AllToAllInsideAServerMatchesThePacketModel) {
   // 8 GPUs each sending 2 MiB to each other: seven senders share every receiving port, taken
   // in whole messages one after another instead of interleaved packets; the same total, and
   // the makespans differ by 0.1 % (1.2330 against 1.2345 ms).
-  expect_close(collectives::generate(plan(collectives::Collective::AllToAll, "direct", 8, 8 * (2 << 20))), 0.01, "all-to-all");
+  expect_close(collectives::generate(one_node_plan(collectives::Collective::AllToAll, "direct", 8, 8 * (2 << 20))), 0.01, "all-to-all");
 }
 
 }  // namespace

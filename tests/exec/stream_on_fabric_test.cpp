@@ -18,8 +18,8 @@ namespace {
 using testing::PiecesOf;
 
 // The hosts on one switch, 100 Gb/s links of 1 us: 80 ps per byte.
-constexpr std::int64_t kPsPerByte = 80;
-constexpr std::int64_t kLinkPs = 1'000'000;
+using net::testing::kPsPerByte;
+using net::testing::kLinkPs;
 topo::Topology star(std::uint32_t hosts) {
   return net::testing::star(hosts, Bandwidth::gbps(100), SimTime::ns(1000));
 }
@@ -119,14 +119,14 @@ TEST(StreamOnFabric, RendezvousAndHostOverheadsAsTheWholeSchedule) {
   for (std::uint32_t piece : {1u, 3u, 100u}) expect_same(streamed(s, linear(2), piece, host), whole(s, linear(2), host));
 }
 
-collectives::Plan plan(collectives::Collective c, const char* algorithm, std::uint32_t n, std::uint64_t bytes) {
-  return testing::one_node_plan(c, algorithm, n, bytes, 256 << 10);
-}
+// The streamed runs' collectives, in chunks of 256 KiB.
+constexpr std::uint64_t kChunk = 256 << 10;
+using testing::one_node_plan;
 
 TEST(StreamOnFabric, CollectivesAsTheWholeSchedule) {
-  const goal::Schedule ring = collectives::generate(plan(collectives::Collective::Allreduce, "ring", 8, 8 << 20));
+  const goal::Schedule ring = collectives::generate(one_node_plan(collectives::Collective::Allreduce, "ring", 8, 8 << 20, kChunk));
   expect_same(streamed(ring, linear(8), 1u << 30), whole(ring, linear(8)));
-  const goal::Schedule a2a = collectives::generate(plan(collectives::Collective::AllToAll, "direct", 6, 6 * (300 << 10)));
+  const goal::Schedule a2a = collectives::generate(one_node_plan(collectives::Collective::AllToAll, "direct", 6, 6 * (300 << 10), kChunk));
   expect_same(streamed(a2a, linear(6), 1u << 30), whole(a2a, linear(6)));
   // Two ranks per host: half the messages go through memory.
   const Placement packed = make_placement(PlacementMethod::Packed, 8, 4);
@@ -139,7 +139,7 @@ TEST(StreamOnFabric, ScaleUpMessagesAsTheWholeSchedule) {
   host.scale_up.bits_per_s = 100'000'000'000;
   host.scale_up.latency = SimTime::ps(2 * kLinkPs);
   host.scale_up.header_bytes = 64;
-  const goal::Schedule ring = collectives::generate(plan(collectives::Collective::Allreduce, "ring", 8, 8 << 20));
+  const goal::Schedule ring = collectives::generate(one_node_plan(collectives::Collective::Allreduce, "ring", 8, 8 << 20, kChunk));
   expect_same(streamed(ring, linear(8), 1u << 30, host), whole(ring, linear(8), host));
   const goal::Schedule s = bounce(1 << 20, 3);
   expect_same(streamed(s, make_placement(PlacementMethod::Linear, 2, 8), 1, host),

@@ -13,7 +13,7 @@ using testing::gbps;
 using testing::ns;
 
 // 100 Gb/s: 80 ps per byte. A full packet is 4096 + 64 B on the wire.
-constexpr std::int64_t kPsPerByte = 80;
+using testing::kPsPerByte;
 constexpr std::int64_t kFull = 4160 * kPsPerByte;  // 332,800 ps
 constexpr std::int64_t kTiny = 64 * kPsPerByte;    // a 0-byte flow: one 64 B header, 5,120 ps
 constexpr std::int64_t kLatency = 1'000'000;

@@ -10,6 +10,10 @@
 
 namespace collsim::net::testing {
 
+// Picoseconds per byte at 100 Gb/s, and the latency of the 1 us links most scenarios use.
+inline constexpr std::int64_t kPsPerByte = 80;
+inline constexpr std::int64_t kLinkPs = 1'000'000;
+
 inline Bandwidth gbps(std::int64_t g) { return Bandwidth::gbps(g); }
 inline SimTime ns(std::int64_t v) { return SimTime::ns(v); }
 

@@ -16,7 +16,7 @@ namespace {
 using testing::gbps;
 using testing::ns;
 
-constexpr std::int64_t kPsPerByte = 80;  // 100 Gb/s
+using testing::kPsPerByte;
 
 topo::Topology torus4x4() {
   topo::TorusParams p;

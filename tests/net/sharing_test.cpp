@@ -15,7 +15,7 @@ namespace {
 using testing::gbps;
 using testing::ns;
 
-constexpr std::int64_t kPsPerByte = 80;  // at 100 Gb/s
+using testing::kPsPerByte;
 
 // Wire bytes of a flow: payload plus 64 B per 4096 B packet.
 std::int64_t wire(std::uint64_t bytes) { return static_cast<std::int64_t>(bytes + 64 * ((bytes + 4095) / 4096)); }

@@ -12,7 +12,7 @@ using testing::gbps;
 using testing::ns;
 
 // 100 Gb/s: 8 bits per 1e11 bit/s = 80 ps per byte.
-constexpr std::int64_t kPsPerByte = 80;
+using testing::kPsPerByte;
 
 TEST(SingleFlow, ArrivesAtClosedFormTime) {
   // Links of 1 us, 2 us, 0.5 us; 1,000,000 B in 244 packets of 4096 B and one of 576 B, each

@@ -14,7 +14,7 @@ namespace {
 using testing::gbps;
 using testing::ns;
 
-constexpr std::int64_t kPsPerByte = 80;  // at 100 Gb/s
+using testing::kPsPerByte;
 
 FabricParams with_trains() {
   FabricParams p;

@@ -10,8 +10,9 @@
 #include "collsim/pdes/engine.hpp"
 #include "pdes_test_util.hpp"
 
-namespace collsim::pdes {
-namespace {
+// Named, not anonymous: Channel<&PlainSink::on_item> holds a PlainSink*, and a class
+// template instantiated on an anonymous type draws -Wsubobject-linkage in a unity build.
+namespace collsim::pdes::channel_test {
 
 struct Item {
   std::uint32_t n;
@@ -45,6 +46,16 @@ class EagerSink final : public LogicalProcess {
   int offers = 0;
   using Handlers = pdes::Handlers<&EagerSink::on_item>;
 };
+
+}  // namespace collsim::pdes::channel_test
+
+namespace collsim::pdes {
+namespace {
+
+using channel_test::EagerSink;
+using channel_test::Item;
+using channel_test::PlainSink;
+using channel_test::Seen;
 
 // Sends items 0..n-1 at start, item i to arrive at (i + 1) ns.
 template <typename Sink>

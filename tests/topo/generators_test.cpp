@@ -16,16 +16,12 @@ namespace collsim::topo {
 namespace {
 
 using testing::fat_tree;
+using testing::id;
 using testing::leaf_spine;
 using testing::torus;
 
 const LinkSpec k100{Bandwidth::gbps(100), SimTime::us(1)};
 
-NodeId id(const Topology& t, const std::string& name) {
-  const auto n = t.find(name);
-  EXPECT_TRUE(n.has_value()) << name;
-  return n.value_or(0);
-}
 
 // The node on port `port` of `name`.
 std::string peer(const Topology& t, const std::string& name, PortIndex port) {

@@ -12,13 +12,8 @@
 namespace collsim::topo {
 namespace {
 
+using testing::id;
 using testing::parse;
-
-NodeId id(const Topology& t, const std::string& name) {
-  const auto n = t.find(name);
-  EXPECT_TRUE(n.has_value()) << name;
-  return n.value_or(0);
-}
 
 TEST(Loader, FatTreeWithDefaultsAndOverrides) {
   const Topology t = parse(R"(

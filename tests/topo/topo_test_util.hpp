@@ -20,6 +20,13 @@
 
 namespace collsim::topo::testing {
 
+// The node called `name` (a test failure, and node 0, if there is none).
+inline NodeId id(const Topology& t, const std::string& name) {
+  const auto n = t.find(name);
+  EXPECT_TRUE(n.has_value()) << name;
+  return n.value_or(0);
+}
+
 inline std::string preset(const std::string& name) { return std::string(COLLSIM_TOPOLOGIES) + "/" + name; }
 
 inline const char* const kPresets[] = {
