@@ -9,6 +9,7 @@ namespace collsim::net {
 namespace {
 constexpr std::uint16_t kUnreachable = 0xFFFF;
 constexpr std::uint32_t kNotOwned = 0xFFFFFFFFu;
+constexpr std::uint32_t kNotSearched = 0xFFFFFFFFu;
 constexpr std::uint32_t kHostAttachment = 0x80000000u;
 }  // namespace
 
@@ -34,7 +35,7 @@ RoutingTable::RoutingTable(const topo::Topology& t, const std::vector<bool>& own
   // Hosts with the same neighbours are one attachment group.
   std::map<std::vector<topo::NodeId>, std::uint32_t> group_ids;
   std::vector<topo::NodeId> searched;               // the switches hosts attach to, by number
-  std::vector<std::uint32_t> number(n, kNotOwned);  // node -> its number among them
+  std::vector<std::uint32_t> number(n, kNotSearched);  // node -> its number among them
   group_of_host_.resize(t.num_hosts());
   attachment_begin_.push_back(0);
   for (std::uint32_t h = 0; h < t.num_hosts(); ++h) {
@@ -52,7 +53,7 @@ RoutingTable::RoutingTable(const topo::Topology& t, const std::vector<bool>& own
         attachments_.push_back(kHostAttachment | a);
         continue;
       }
-      if (number[a] == kNotOwned) {
+      if (number[a] == kNotSearched) {
         number[a] = static_cast<std::uint32_t>(searched.size());
         searched.push_back(a);
       }
@@ -109,19 +110,9 @@ RoutingTable::RoutingTable(const topo::Topology& t, const std::vector<bool>& own
   }
   const std::uint64_t entries = std::uint64_t{node_of_row_.size()} * groups_;
   if (entries <= whole_table) {
-    // Ports first, pointers after: the port array is complete only at the end.
-    std::vector<std::size_t> begin(entries);
-    std::vector<Entry> whole(entries);
+    whole_.reserve(entries);
     for (std::uint32_t row = 0; row < node_of_row_.size(); ++row)
-      for (std::uint32_t g = 0; g < groups_; ++g) {
-        const std::size_t i = std::size_t{row} * groups_ + g;
-        whole[i].distance = work_out(row, g);
-        whole[i].count = static_cast<std::uint16_t>(closer_.size());
-        begin[i] = whole_ports_.size();
-        whole_ports_.insert(whole_ports_.end(), closer_.begin(), closer_.end());
-      }
-    for (std::size_t i = 0; i < entries; ++i) whole[i].ports = whole_ports_.data() + begin[i];
-    whole_ = std::move(whole);
+      for (std::uint32_t g = 0; g < groups_; ++g) whole_.push_back(work_out(row, g));
     return;
   }
   page_of_.assign((entries >> kPageBits) + 1, 0);
@@ -142,17 +133,27 @@ std::uint32_t RoutingTable::group_distance(topo::NodeId v, std::uint32_t group) 
   return best;
 }
 
-std::uint16_t RoutingTable::work_out(std::uint32_t row, std::uint32_t group) const {
-  closer_.clear();
+RoutingTable::Entry RoutingTable::work_out(std::uint32_t row, std::uint32_t group) const {
   const topo::NodeId v = node_of_row_[row];
   const std::uint32_t d = group_distance(v, group);
-  if (d == kUnreachable) return kUnreachable;
+  Entry e{nullptr, 0, static_cast<std::uint16_t>(d)};
+  if (d == kUnreachable) return e;
   // Toward a switch one step closer; the final hop to the host itself is resolved per host
   // in next_ports(), since the group's hosts are different nodes.
+  closer_.clear();
   for (std::uint32_t i = port_begin_[v]; i < port_begin_[v + 1]; ++i)
     if (port_onward_[i] && group_distance(port_peer_[i], group) + 1 == d)
       closer_.push_back(static_cast<topo::PortIndex>(i - port_begin_[v]));
-  return static_cast<std::uint16_t>(d);
+  if (closer_.empty()) return e;
+  if (port_chunks_.empty() || ports_used_ + closer_.size() > kChunkPorts) {
+    port_chunks_.push_back(std::make_unique<topo::PortIndex[]>(kChunkPorts));
+    ports_used_ = 0;
+  }
+  e.ports = port_chunks_.back().get() + ports_used_;
+  e.count = static_cast<std::uint16_t>(closer_.size());
+  std::copy(closer_.begin(), closer_.end(), port_chunks_.back().get() + ports_used_);
+  ports_used_ += closer_.size();
+  return e;
 }
 
 RoutingTable::Entry RoutingTable::entry_on_demand(std::uint64_t i, std::uint32_t row, std::uint32_t group) const {
@@ -162,17 +163,7 @@ RoutingTable::Entry RoutingTable::entry_on_demand(std::uint64_t i, std::uint32_t
     pages_.resize(pages_.size() + (std::size_t{1} << kPageBits));
   }
   Entry& e = pages_[(std::size_t{page} << kPageBits) | (i & ((1u << kPageBits) - 1))];
-  if (e.distance != 0) return e;
-  e.distance = work_out(row, group);
-  e.count = static_cast<std::uint16_t>(closer_.size());
-  if (closer_.empty()) return e;
-  if (port_chunks_.empty() || ports_used_ + closer_.size() > kChunkPorts) {
-    port_chunks_.push_back(std::make_unique<topo::PortIndex[]>(kChunkPorts));
-    ports_used_ = 0;
-  }
-  e.ports = port_chunks_.back().get() + ports_used_;
-  std::copy(closer_.begin(), closer_.end(), port_chunks_.back().get() + ports_used_);
-  ports_used_ += closer_.size();
+  if (e.distance == 0) e = work_out(row, group);
   return e;
 }
 

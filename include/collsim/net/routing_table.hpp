@@ -54,8 +54,8 @@ class RoutingTable {
     return whole_.empty() ? entry_on_demand(i, row, group) : whole_[i];
   }
   Entry entry_on_demand(std::uint64_t i, std::uint32_t row, std::uint32_t group) const;
-  // The entry's distance, with its ports in closer_.
-  std::uint16_t work_out(std::uint32_t row, std::uint32_t group) const;
+  // The entry, its ports stored in port_chunks_.
+  Entry work_out(std::uint32_t row, std::uint32_t group) const;
   // Links from node v to the nearest host of `group`, or kUnreachable.
   std::uint32_t group_distance(topo::NodeId v, std::uint32_t group) const;
 
@@ -81,16 +81,14 @@ class RoutingTable {
   // Entries by row * groups_ + group: all of them, or in pages made on first use (page 0:
   // none yet).
   std::vector<Entry> whole_;
-  std::vector<topo::PortIndex> whole_ports_;
   static constexpr unsigned kPageBits = 6;
   mutable std::vector<std::uint32_t> page_of_;
   mutable std::vector<Entry> pages_;
-  // The ports of entries worked out on demand, in chunks that never move (what next_ports
-  // returns points into them).
+  // The entries' ports, in chunks that never move (what next_ports returns points into them).
   static constexpr std::size_t kChunkPorts = 1u << 16;
   mutable std::vector<std::unique_ptr<topo::PortIndex[]>> port_chunks_;
   mutable std::size_t ports_used_ = 0;  // in the last chunk
-  mutable std::vector<topo::PortIndex> closer_;  // work_out's result
+  mutable std::vector<topo::PortIndex> closer_;  // work_out's scratch
 
   // Ports of each owned node that lead straight to a host: row -> [begin, end) of two
   // parallel arrays sorted by host.
