@@ -10,6 +10,8 @@ Each scenario runs in exact packet mode and in each faster fidelity:
            member's time alone (workloads only)
   steady, hybrid+steady, hybrid+steady+reuse   --fast-forward steady: flows settled on packet
            links send trains of 15 packets that the fabric moves as one unit
+  contended, hybrid+contended+reuse   --fast-forward contended: trains of 60 packets that stay
+           trains where flows share queues (waits, ECN marks and pauses do not unsettle them)
 and reports, side by side, the iteration time and each exposed-communication share (workloads)
 or the makespan and FCT p50/p99 (flows, collectives), with each fidelity's error against packet
 mode, its events, wall time and peak memory.
@@ -27,6 +29,8 @@ Scenarios (reduced variants of the large presets, as packet mode can run them he
   permutation    fat_tree_k16, a permutation of 1024 x 2 MiB flows (collsim flows)
   ring_1024      bench/exec_packet.py's 1024-rank ring all-reduce of 256 MiB on fat_tree_k16
                  (about 4 minutes as packets; only with --full)
+  gpt3_1024      gpt3_175b with 8 layers, PP 8, DP 16 (1024 GPUs, the preset's fabric), 1F1B, one
+                 micro-batch per replica: pipeline sends that meet at rail switches (only with --full)
 
   python3 bench/fidelity_accuracy.py [--collsim build/release/collsim] [--only NAME ...]
       [--fidelities hybrid flow message reuse hybrid+reuse flow+reuse] [--full] [--timeout 3600]
@@ -55,6 +59,14 @@ FIDELITIES = {
     "steady": ["--fast-forward", "steady"],
     "hybrid+steady": ["--fidelity", "nvlink=flow", "--fast-forward", "steady"],
     "hybrid+steady+reuse": ["--fidelity", "nvlink=flow", "--fast-forward", "steady,collectives"],
+    "contended": ["--fast-forward", "contended"],
+    "hybrid+contended+reuse": ["--fidelity", "nvlink=flow", "--fast-forward", "contended,collectives"],
+}
+# `collsim flows` has no --fast-forward: its trains are fabric parameters (net::steady_trains,
+# net::contended_trains).
+FLOWS_TRAINS = {
+    "steady": ["--set", "train_bytes=60KiB"],
+    "contended": ["--set", "train_bytes=240KiB", "--set", "trains_through_queues=true"],
 }
 
 
@@ -76,13 +88,15 @@ def variant(folder, preset, name, **keys):
     return path
 
 
-def workload_scenarios(folder):
+def workload_scenarios(folder, full):
     out = {}
     for m in (1, 2, 8):
         out[f"gpt3_128:{m}"] = variant(folder, "gpt3_175b", f"gpt3_128_{m}mb", global_batch=2 * m, layers=8, dp=2,
                                        schedule="1f1b")
     out["mixtral_32"] = variant(folder, "mixtral_8x7b", "mixtral_32", layers=4, global_batch=16)
     out["llama_64"] = variant(folder, "llama3_70b", "llama_64", layers=8, dp=2, schedule="1f1b", global_batch=8)
+    if full:
+        out["gpt3_1024"] = variant(folder, "gpt3_175b", "gpt3_1024", global_batch=16, layers=8, schedule="1f1b")
     return out
 
 
@@ -110,9 +124,9 @@ def run_flows(collsim, extra, timeout):
     # `collsim flows` has no --network: every link as flows is --fidelity all=flow.
     if extra[:2] == FIDELITIES["flow"]:
         extra = ["--fidelity", "all=flow"] + extra[2:]
-    # nor --fast-forward: steady's trains are the fabric parameter train_bytes.
-    if extra[:2] == FIDELITIES["steady"]:
-        extra = ["--set", "train_bytes=60KiB"] + extra[2:]
+    for kind, params in FLOWS_TRAINS.items():
+        if extra[:2] == FIDELITIES[kind]:
+            extra = params + extra[2:]
     stdout, wall, rss = run_timed([collsim, "flows", "--topology", os.path.join(ROOT, "topologies", "fat_tree_k16.yaml"),
                                    "--pattern", "permutation", "--bytes", "2MiB", "--json", "--quiet"] + extra, timeout)
     j = json.loads(stdout)
@@ -138,13 +152,14 @@ def main():
     p.add_argument("--collsim", default=os.path.join(ROOT, "build", "release", "collsim"))
     p.add_argument("--only", nargs="+")
     p.add_argument("--fidelities", nargs="+", default=["hybrid", "flow", "message"], choices=list(FIDELITIES)[1:])
-    p.add_argument("--full", action="store_true", help="also the 1024-rank ring (minutes as packets)")
+    p.add_argument("--full", action="store_true",
+                   help="also the 1024-rank ring and gpt3_1024 (minutes and half an hour as packets)")
     p.add_argument("--seeds", type=int, default=1, help="run every model with seeds 1..N and compare means")
     p.add_argument("--timeout", type=float, default=3600)
     a = p.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         scenarios = {name: (lambda extra, path=path: run_workload(a.collsim, path, extra, a.timeout))
-                     for name, path in workload_scenarios(folder).items()}
+                     for name, path in workload_scenarios(folder, a.full).items()}
         scenarios["permutation"] = lambda extra: run_flows(a.collsim, extra, a.timeout)
         if a.full:
             scenarios["ring_1024"] = lambda extra: run_ring(a.collsim, extra, a.timeout)

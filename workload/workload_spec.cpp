@@ -58,9 +58,11 @@ std::optional<FastForward> parse_fast_forward(std::string_view text) {
   while (true) {
     const std::size_t comma = text.find(',');
     const std::string_view part = text.substr(0, comma);
-    bool* flag = part == "steady" ? &f.steady : part == "collectives" ? &f.collectives : nullptr;
+    // contended is steady with more: naming both is naming steady twice.
+    bool* flag = part == "steady" || part == "contended" ? &f.steady : part == "collectives" ? &f.collectives : nullptr;
     if (!flag || *flag) return std::nullopt;  // unknown, or named twice
     *flag = true;
+    if (part == "contended") f.contended = true;
     if (comma == std::string_view::npos) return f;
     text.remove_prefix(comma + 1);
   }

@@ -63,10 +63,9 @@ void apply(net::FabricParams& p, const std::string& name, const std::string& val
 }
 }  // namespace
 
-net::FabricParams FabricCliOptions::params(std::uint32_t train_bytes) const {
-  net::FabricParams p;
+net::FabricParams FabricCliOptions::params(net::FabricParams base) const {
+  net::FabricParams p = base;
   p.seed = seed;
-  p.train_bytes = train_bytes;
   if (!params_file.empty()) {
     YAML::Node root;
     try {

@@ -28,8 +28,9 @@ struct FabricCliOptions {
 
   void add_to(CLI::App& cmd);
   // The parameters (defaults, then the file, then the flags, then --set) and run options.
-  // `train_bytes`: the value before --params and --set (--fast-forward steady's trains).
-  net::FabricParams params(std::uint32_t train_bytes = 0) const;
+  // `base`: the values before --params and --set (the trains of --fast-forward steady or
+  // contended); its seed is --seed's.
+  net::FabricParams params(net::FabricParams base = {}) const;
   net::FabricOptions options() const;
   // --link-speed on `topology`; CLI::ValidationError naming what is wrong.
   std::vector<net::LinkChange> link_changes(const topo::Topology& topology) const;

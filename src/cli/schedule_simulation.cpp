@@ -151,7 +151,7 @@ void print_run_human(const SimulationCliOptions& o, const topo::Topology& t, con
                 << " times";
     if (o.fast_forwards().steady)
       std::cout << "; " << run.totals.packets_in_trains << " of " << run.totals.data_packets
-                << " data packets in trains (fast-forward steady)";
+                << " data packets in trains (fast-forward " << (o.fast_forwards().contended ? "contended" : "steady") << ")";
     std::cout << "\n";
     if (o.fabric.any_fault()) std::cout << fault_lines(o.fabric, t, run.totals);
     if (without_faults && r.complete) std::cout << fault_cost_line(r.makespan, *without_faults);
@@ -207,7 +207,7 @@ exec::NetworkSetup network_setup(const SimulationCliOptions& o, const topo::Topo
     return setup;
   }
   setup.topology = &topology;
-  setup.fabric = o.fabric.params(o.train_bytes());
+  setup.fabric = o.fabric_params();
   setup.options = o.fabric.options();
   setup.options.fidelity = o.fidelity_of(topology);
   setup.options.link_changes = o.fabric.link_changes(topology);
@@ -245,7 +245,10 @@ bool SimulationCliOptions::uses_packets() const {
   return f && !f->all(net::LinkModel::Flow);
 }
 
-std::uint64_t SimulationCliOptions::train_bytes() const { return fast_forwards().steady ? net::kSteadyTrainBytes : 0; }
+net::FabricParams SimulationCliOptions::fabric_params() const {
+  const workload::FastForward skip = fast_forwards();
+  return fabric.params(skip.contended ? net::contended_trains() : skip.steady ? net::steady_trains() : net::FabricParams{});
+}
 
 net::Fidelity SimulationCliOptions::fidelity_of(const topo::Topology& t) const {
   const net::Fidelity base = network_fidelity();
@@ -365,7 +368,9 @@ void SimulationCliOptions::add_to(CLI::App& cmd) {
                  std::string("What to skip: off (exact), or ") + (lowers_collectives ? "one or both of (comma-separated) " : "") +
                      "steady: flows that have settled on packet links (settle_packets packets without a rate cut, "
                      "window shrink, PFC pause, ECN mark or wait behind another flow's packets) send trains of 15 "
-                     "packets the fabric moves as one unit (train_bytes; the README gives its error)" +
+                     "packets the fabric moves as one unit (train_bytes; the README gives its error); contended: "
+                     "as steady, and flows stay settled where they share queues (waits, ECN marks and PFC pauses "
+                     "no longer unsettle them: trains take turns there; trains_through_queues)" +
                      (lowers_collectives ? "; collectives: a blocking TP or EP collective inside one server is "
                                            "simulated once alone, then each repeat is a barrier over its group and "
                                            "each member's time alone (default: the workload file's cluster.fast_forward)"
@@ -382,12 +387,13 @@ workload::FastForward SimulationCliOptions::fast_forwards() const {
 void SimulationCliOptions::check(bool topology_needed) const {
   const std::optional<workload::FastForward> skip = workload::parse_fast_forward(fast_forward);
   if (!skip || (skip->collectives && !lowers_collectives))
-    throw CLI::ValidationError("--fast-forward", "expected off" + std::string(lowers_collectives ? ", steady, collectives or steady,collectives" : " or steady") +
+    throw CLI::ValidationError("--fast-forward", "expected off" + std::string(lowers_collectives ? ", steady, contended, collectives, steady,collectives or contended,collectives" : ", steady or contended") +
                                                      ", found '" + fast_forward + "'");
   if (skip->steady) {
-    if (!has_fabric()) throw CLI::ValidationError("--fast-forward", "steady applies to --network packet only (LogGOPS has no packets)");
+    const std::string kind = skip->contended ? "contended" : "steady";
+    if (!has_fabric()) throw CLI::ValidationError("--fast-forward", kind + " applies to --network packet only (LogGOPS has no packets)");
     if (declared_fidelity() && !uses_packets())
-      throw CLI::ValidationError("--fast-forward", "steady skips packets, but every link runs as flows here");
+      throw CLI::ValidationError("--fast-forward", kind + " skips packets, but every link runs as flows here");
   }
   if (network != "packet" && network != "flow" && network != "loggops")
     throw CLI::ValidationError("--network", "unknown network model '" + network + "' (packet, flow, loggops)");
@@ -419,7 +425,7 @@ void SimulationCliOptions::check(bool topology_needed) const {
   if (uses_flows() && scale_up == "message")
     throw CLI::ValidationError("--scale-up", "message stands in for NVLink packets; with flow links give nvlink=flow instead");
   (void)loggops_params(*this);
-  (void)fabric.params(train_bytes());
+  (void)fabric_params();
   (void)fabric.options();
   (void)host_params(*this);
   observe.check();

@@ -62,8 +62,8 @@ struct SimulationCliOptions {
   // Some links run the flow model; some run packets (fabric modes only).
   bool uses_flows() const;
   bool uses_packets() const;
-  // The fabric's train_bytes: the steady-state trains of --fast-forward steady, or 0.
-  std::uint64_t train_bytes() const;
+  // The fabric's parameters, with the trains of --fast-forward steady or contended.
+  net::FabricParams fabric_params() const;
   // Which model each link runs on `topology` (--network's, then --fidelity's); throws
   // CLI::ValidationError when --fidelity names a kind of link the topology lacks.
   net::Fidelity fidelity_of(const topo::Topology& t) const;

@@ -99,7 +99,7 @@ void Device::send_pfc(std::uint16_t port, std::uint8_t priority, bool pause) {
   p.kind = PacketKind::Pause;
   p.priority = priority;
   p.seq = pause ? 1 : 0;
-  p.wire_bytes = static_cast<std::uint16_t>(ctx_.params.ack_bytes);
+  p.wire_bytes = ctx_.params.ack_bytes;
   p.in_port = w.peer_port;
   p.sent = now();
   deliver_to_peer(w, SimTime::ps(w.bandwidth.serialization_ps(p.wire_bytes)) + w.latency, p);

@@ -135,6 +135,9 @@ const ParameterTable<FabricParams>& fabric_parameters() {
             "steady-state fast-forward: payload of a train a settled flow sends as one unit (0: off, exact)"),
       count("settle_packets", &P::settle_packets,
             "packets a flow sends one by one after it starts or is disturbed, before it sends trains"),
+      flag("trains_through_queues", &P::trains_through_queues,
+           "settled flows keep sending trains when they wait at switch queues, are ECN-marked or paused "
+           "(only a cut of their rate or window unsettles them)"),
       time("dcqcn_cnp_interval", &P::dcqcn_cnp_interval, "at most one CNP per flow in this interval"),
       time("dcqcn_alpha_interval", &P::dcqcn_alpha_interval, "alpha decays once per interval without CNP"),
       time("dcqcn_rate_increase_interval", &P::dcqcn_rate_increase_interval, "rate-increase timer"),
@@ -171,11 +174,11 @@ void validate(const FabricParams& p) {
   if (!(p.ecn_pmax >= 0 && p.ecn_pmax <= 1)) fail("ecn_pmax must be within [0, 1]");
   if (p.priorities < 1 || p.priorities > 8) fail("priorities must be 1..8");
   if (p.ack_every < 1) fail("ack_every must be at least 1");
+  if (p.trains_through_queues && p.train_bytes == 0)
+    fail("trains_through_queues needs trains (train_bytes above 0)");
   if (p.train_bytes != 0) {
     if (p.train_bytes < 2 * p.mtu_bytes) fail("train_bytes must be 0 (off) or hold at least two packets (2 x mtu_bytes)");
     if (!p.lossless) fail("train_bytes needs lossless=true: a lost train would be resent packet by packet from its start");
-    if (max_train_packets(p) < 2)
-      fail("train_bytes: a train of two packets must fit 65535 bytes on the wire (mtu_bytes + header_bytes at most 32767)");
   }
   // Below a microsecond a timeout fires before any ACK can come back, and the sender resends
   // for ever (rto=1ns never ended).
@@ -194,10 +197,24 @@ void validate(const FabricParams& p) {
   if (!(p.swift_max_decrease > 0 && p.swift_max_decrease < 1)) fail("swift_max_decrease must be within (0, 1)");
 }
 
+FabricParams steady_trains() {
+  FabricParams p;
+  p.train_bytes = kSteadyTrainBytes;
+  return p;
+}
+
+FabricParams contended_trains() {
+  FabricParams p;
+  p.train_bytes = kContendedTrainBytes;
+  p.settle_packets = kContendedSettlePackets;
+  p.trains_through_queues = true;
+  return p;
+}
+
 std::uint32_t max_train_packets(const FabricParams& p) {
   if (p.train_bytes == 0) return 1;
   const std::uint32_t by_payload = p.train_bytes / p.mtu_bytes;
-  const std::uint32_t by_wire = 65535u / (p.mtu_bytes + p.header_bytes);
+  const std::uint32_t by_wire = UINT32_MAX / (p.mtu_bytes + p.header_bytes);  // a packet's 32-bit sizes
   return std::max<std::uint32_t>(1, std::min(by_payload, by_wire));
 }
 

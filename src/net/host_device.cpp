@@ -21,6 +21,7 @@ Host::Host(const FabricContext& ctx, topo::NodeId node, std::unique_ptr<HostApp>
       one_wire_in_(ctx.params.routing == RoutingMode::Ecmp || ctx.params.routing == RoutingMode::Minimal ||
                    ctx.params.routing == RoutingMode::DimensionOrder || ctx.topology.ports(node).size() == 1),
       train_packets_(max_train_packets(ctx.params)),
+      tail_packets_(std::min(train_packets_, kTrainTailPackets)),
       lossless_transport_(ctx.params.lossless && !ctx.faults),
       rto_(ctx.params.lossless ? ctx.params.rto_lossless : ctx.params.rto) {
   nic_.resize(ports_.size());
@@ -239,17 +240,20 @@ bool Host::may_train(const Sender& f) const {
   // Resent packets, an unsettled flow and the last train's worth of packets go one by one:
   // the flow's end stays as in exact packet mode.
   const std::uint32_t seq = f.next_seq;
-  return train_packets_ > 1 && seq >= f.highest_sent && seq >= f.settle_seq && f.packets - seq >= train_packets_ + 2;
+  return train_packets_ > 1 && seq >= f.highest_sent && seq >= f.settle_seq && f.packets - seq >= tail_packets_ + 2;
 }
 
 std::uint32_t Host::next_train(const Sender& f) const {
   const std::uint32_t seq = f.next_seq;
   if (!may_train(f)) return 1;
-  // Flows of a port take turns: one sending packets while another sends trains would get a
-  // fifteenth of its share. Trains wait until every flow of the port may send them.
-  for (const std::uint32_t other : nic_[f.port].active)
-    if (other != f.id && !may_train(*sender(other))) return 1;
-  std::uint32_t k = std::min(train_packets_, f.packets - train_packets_ - seq);
+  // Flows of a port take turns: a flow that sent a train passes its next turns (see
+  // try_transmit), so one sending packets beside it keeps its share. Trains of flows alone on
+  // their paths still wait until every flow of the port may send them, so that their turns
+  // interleave packet by packet as without trains; through queues, turns go by trains.
+  if (!ctx_.params.trains_through_queues)
+    for (const std::uint32_t other : nic_[f.port].active)
+      if (other != f.id && !may_train(*sender(other))) return 1;
+  std::uint32_t k = std::min(train_packets_, f.packets - tail_packets_ - seq);
   const std::uint64_t window = f.cc->window_bytes();
   if (window != UINT64_MAX) {
     const std::uint64_t room = (window - in_flight_bytes(f)) / ctx_.params.mtu_bytes;
@@ -271,9 +275,9 @@ void Host::send_data(Sender& f) {
   p.seq = seq;
   const std::uint64_t offset = std::uint64_t{seq} * fp.mtu_bytes;
   // A train holds only full packets (never the flow's last).
-  p.bytes = static_cast<std::uint16_t>(
+  p.bytes = static_cast<std::uint32_t>(
       count > 1 ? count * fp.mtu_bytes : std::min<std::uint64_t>(fp.mtu_bytes, f.bytes - std::min(offset, f.bytes)));
-  p.wire_bytes = static_cast<std::uint16_t>(p.bytes + count * fp.header_bytes);
+  p.wire_bytes = p.bytes + count * fp.header_bytes;
   p.header = f.header;
   p.priority = f.priority;
   p.entropy = fp.routing == RoutingMode::Spray ? static_cast<std::uint32_t>(mix(f.entropy, seq)) : f.entropy;
@@ -314,7 +318,7 @@ void Host::send_control(HostIndex to, Packet p, std::uint32_t count) {
   p.src = index_;
   p.dst = to;
   p.priority = kControlPriority;
-  p.wire_bytes = static_cast<std::uint16_t>(count * ctx_.params.ack_bytes);
+  p.wire_bytes = count * ctx_.params.ack_bytes;
   p.entropy = static_cast<std::uint32_t>(mix(ctx_.params.seed ^ 0xac, receiver_key(to, p.flow)));
   const std::uint16_t port = port_toward(to, p.entropy);
   nic_[port].control.push_back(p);
@@ -339,7 +343,7 @@ void Host::on_packet(const Packet& p) {
     case PacketKind::Pause:
       ports_[p.in_port].set_paused(p.priority, p.seq == 1);
       ++ports_[p.in_port].stats().pauses_received;
-      if (p.seq == 1 && train_packets_ > 1)
+      if (p.seq == 1 && train_packets_ > 1 && !ctx_.params.trains_through_queues)
         for (const std::uint32_t flow : nic_[p.in_port].active)
           if (Sender& f = *sender(flow); f.priority == p.priority) unsettle(f);
       if (p.seq == 0) try_transmit(p.in_port);
@@ -504,7 +508,8 @@ void Host::receive_ack(const Packet& p) {
   // Or one of its packets waited behind another flow's at a switch: it is not alone on its
   // path, and how trains would meet others' packets there (in turns of a train, not of a
   // packet) changes who goes first.
-  if (p.flags & (packet_flag::kEcnEcho | packet_flag::kQueuedEcho)) {
+  // With trains_through_queues, trains take turns at shared queues instead.
+  if ((p.flags & (packet_flag::kEcnEcho | packet_flag::kQueuedEcho)) && !ctx_.params.trains_through_queues) {
     unsettle(f);
     // The port's other flows went out interleaved with it by trains too.
     for (const std::uint32_t other : nic_[f.port].active) unsettle(*sender(other));

@@ -7,7 +7,7 @@
 namespace collsim::net {
 
 Switch::Switch(const FabricContext& ctx, topo::NodeId node)
-    : Device(ctx, node), params_(ctx.topology.node(node).params), trains_(ctx.params.train_bytes != 0) {
+    : Device(ctx, node), params_(ctx.topology.node(node).params), marks_waits_(ctx.params.train_bytes != 0 && !ctx.params.trains_through_queues) {
   ingress_bytes_.assign(ports_.size(), {});
   upstream_paused_.assign(ports_.size(), {});
   per_port_buffer_ = ports_.empty() ? 0 : params_.buffer_bytes / ports_.size();
@@ -51,7 +51,7 @@ void Switch::on_packet(const Packet& arriving) {
     ++stats_.ecn_marks;
     ++o.stats().ecn_marks;
   }
-  if (trains_ && p.kind == PacketKind::Data && waits_behind_data(o)) p.flags |= packet_flag::kQueued;
+  if (marks_waits_ && p.kind == PacketKind::Data && waits_behind_data(o)) p.flags |= packet_flag::kQueued;
   buffered_ += p.wire_bytes;
   stats_.max_buffered_bytes = std::max(stats_.max_buffered_bytes, buffered_);
   auto& ingress = ingress_bytes_[in][p.priority];

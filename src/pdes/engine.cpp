@@ -24,6 +24,9 @@ void post(Engine& engine, const EventKey& key, const EventBody& body) { engine.p
 ChannelDeliveries channel_deliveries(Engine& engine) { return {&engine.pool_, &engine.delivery_next_}; }
 
 std::uint32_t register_channel(Engine& engine, ChannelBase* channel) {
+  // A delivery names its channel in EventBody::lp_class.
+  if (engine.channels_.size() >= (std::size_t{1} << kLpClassBits))
+    throw std::length_error("more than 2^" + std::to_string(kLpClassBits) + " channels carry events on one rank");
   engine.channels_.push_back(channel);
   return static_cast<std::uint32_t>(engine.channels_.size() - 1);
 }

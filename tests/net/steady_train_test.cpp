@@ -18,15 +18,15 @@ using testing::kPsPerByte;
 
 FabricParams with_trains() {
   FabricParams p;
-  p.train_bytes = 60 << 10;  // 15 packets of 4096 B (15 x 4160 B on the wire fit 16 bits)
+  p.train_bytes = 60 << 10;  // 15 packets of 4096 B
   return p;
 }
 
-TEST(SteadyTrains, TrainSizeIsWhatFitsSixteenBitsOnTheWire) {
+TEST(SteadyTrains, TrainSizeIsWholePacketsOfTrainBytes) {
   FabricParams p = with_trains();
   EXPECT_EQ(max_train_packets(p), 15u);
-  p.train_bytes = 1 << 20;  // 256 packets asked for: 65535 / 4160 = 15 fit
-  EXPECT_EQ(max_train_packets(p), 15u);
+  p.train_bytes = 1 << 20;
+  EXPECT_EQ(max_train_packets(p), 256u);
   p.train_bytes = 3 * 4096 + 100;
   EXPECT_EQ(max_train_packets(p), 3u);
   p.train_bytes = 0;
@@ -42,6 +42,11 @@ TEST(SteadyTrains, BadSettingsAreRefused) {
   EXPECT_THROW(validate(p), std::invalid_argument);
   p = with_trains();
   EXPECT_NO_THROW(validate(p));
+  p.trains_through_queues = true;
+  EXPECT_NO_THROW(validate(p));
+  p.train_bytes = 0;  // trains through queues, but no trains
+  EXPECT_THROW(validate(p), std::invalid_argument);
+  p = with_trains();
   // A switch port's share of the buffer must hold a whole train.
   topo::SwitchParams small;
   small.shared_buffer = false;
@@ -186,6 +191,105 @@ TEST(SteadyTrains, DcqcnRateCutsUnsettleAndFlowsStillConverge) {
   const double trains = makespan(60 << 10);
   EXPECT_GT(exact, static_cast<double>(2 * wire * kPsPerByte));
   EXPECT_NEAR(trains, exact, 0.01 * exact);
+}
+
+FabricParams with_trains_through_queues() {
+  FabricParams p = with_trains();
+  p.trains_through_queues = true;
+  return p;
+}
+
+TEST(SteadyTrains, ThroughQueuesTwoFlowsShareABottleneckInTrains) {
+  // As TwoFlowsOnABottleneckStillShareIt, where waiting behind the other flow at the switch
+  // keeps sending both back to packets. Through queues, they stay in trains and take turns
+  // at the port to h0 by trains: the port is still never idle once both are in, so the later
+  // flow ends at the same picosecond, and each within a train of it.
+  const topo::Topology t = testing::star(3, gbps(100), ns(1000));
+  const std::uint64_t bytes = 2'000'000;
+  const std::int64_t wire = static_cast<std::int64_t>(bytes + 64 * ((bytes + 4095) / 4096));
+  const std::vector<FlowSpec> flows{{1, 0, bytes, {}}, {2, 0, bytes, {}}};
+  const auto alone_only = testing::run(t, with_trains(), flows);
+  const auto through = testing::run(t, with_trains_through_queues(), flows);
+  const std::int64_t both = 2 * wire * kPsPerByte + 2'000'000 + 4160 * kPsPerByte;
+  SimTime last;
+  for (const auto& f : through.flows) {
+    EXPECT_LE(f.delivered.picoseconds(), both);
+    EXPECT_GE(f.delivered.picoseconds(), both - 15 * 4160 * kPsPerByte);
+    last = std::max(last, f.delivered);
+  }
+  EXPECT_EQ(last.picoseconds(), both);
+  EXPECT_EQ(through.totals.bytes_delivered, 2 * bytes);
+  // 489 packets each: 64 to settle, then trains while one leaves 15 packets after it (27 of
+  // 15 from packet 64, and one of 5 from 469), the last 15 one by one.
+  EXPECT_EQ(through.totals.packets_in_trains, 2u * (27 * 15 + 5));
+  EXPECT_LT(alone_only.totals.packets_in_trains, through.totals.packets_in_trains / 2);
+}
+
+TEST(SteadyTrains, ThroughQueuesIncastUnderPfcStaysInTrains) {
+  // IncastUnderPfcKeepsTheReceiverBusyAndDropsNothing with flows that PFC pauses do not
+  // unsettle: pauses still hold the senders back (no drops), the receiver's link stays busy
+  // (the same makespan within 1 %), and the body of every flow goes in trains.
+  const std::uint32_t n = 8;
+  const std::uint64_t bytes = 1'000'000;
+  const topo::Topology t = testing::star(n + 1, gbps(100), ns(1000));
+  const auto run =
+      testing::run(t, with_trains_through_queues(), make_flow_pattern(FlowPattern::Incast, n + 1, bytes, 1, n));
+  EXPECT_EQ(run.totals.drops, 0u);
+  EXPECT_GT(run.totals.pfc_pauses, 0u);
+  EXPECT_EQ(run.totals.bytes_delivered, n * bytes);
+  // 245 packets per flow: 64 to settle, 16 at the end, 165 (11 trains) in between.
+  EXPECT_EQ(run.totals.packets_in_trains, n * 165u);
+  const std::int64_t wire = static_cast<std::int64_t>(bytes + 64 * ((bytes + 4095) / 4096));
+  const double expected = static_cast<double>(n * wire * kPsPerByte + 2'000'000);
+  SimTime makespan;
+  for (const auto& f : run.flows) makespan = std::max(makespan, f.delivered);
+  EXPECT_NEAR(static_cast<double>(makespan.picoseconds()), expected, 0.01 * expected);
+}
+
+TEST(SteadyTrains, ThroughQueuesFlowsOfOnePortTakeTurnsByTrains) {
+  // FlowsOfOnePortKeepPaceAndEndTogether with the trains of --fast-forward contended (60
+  // packets, settled after 16): a flow sends trains while its port-mate still sends packets,
+  // and passes a turn per packet of its train, so each keeps half the port. The port is busy
+  // from the start: the later flow ends after both flows' wire bytes and two hops (plus a few
+  // packets at the switch), the earlier within a train of it.
+  const topo::Topology t = testing::star(3, gbps(100), ns(1000));
+  const std::uint64_t bytes = 2'000'000;
+  const std::int64_t wire = static_cast<std::int64_t>(bytes + 64 * ((bytes + 4095) / 4096));
+  const std::int64_t busy = 2'000'000 + 2 * wire * kPsPerByte;
+  const FabricParams p = contended_trains();
+  EXPECT_EQ(max_train_packets(p), 60u);
+  const auto run = testing::run(t, p, {{0, 1, bytes, {}}, {0, 2, bytes, {}}});
+  // 489 packets each: 16 to settle, the last 15 one by one, 458 in trains.
+  EXPECT_EQ(run.totals.packets_in_trains, 2u * 458);
+  const SimTime later = std::max(run.flows[0].delivered, run.flows[1].delivered);
+  const SimTime earlier = std::min(run.flows[0].delivered, run.flows[1].delivered);
+  EXPECT_GE(later.picoseconds(), busy);
+  EXPECT_LE(later.picoseconds(), busy + 3 * 4160 * kPsPerByte);
+  EXPECT_GE(earlier.picoseconds(), later.picoseconds() - 60 * 4160 * kPsPerByte);
+}
+
+TEST(SteadyTrains, ThroughQueuesRateCutsStillUnsettle) {
+  // DcqcnRateCutsUnsettleAndFlowsStillConverge through queues: marks no longer unsettle a
+  // flow, the rate cuts they cause still do, so the flows converge within 1 % of packets too.
+  const topo::Topology t = testing::star(3, gbps(100), ns(1000));
+  const std::uint64_t bytes = 4'000'000;
+  auto run = [&](FabricParams p) {
+    p.cc = CongestionControlKind::Dcqcn;
+    const auto r = testing::run(t, p, {{1, 0, bytes, {}}, {2, 0, bytes, {}}});
+    EXPECT_EQ(r.totals.bytes_delivered, 2 * bytes);
+    EXPECT_GT(r.totals.cnps, 0u);
+    return r;
+  };
+  auto makespan = [](const auto& r) {
+    SimTime last;
+    for (const auto& f : r.flows) last = std::max(last, f.delivered);
+    return static_cast<double>(last.picoseconds());
+  };
+  const auto exact = run(FabricParams{});
+  const auto through = run(with_trains_through_queues());
+  EXPECT_NEAR(makespan(through), makespan(exact), 0.01 * makespan(exact));
+  // Cut after cut sends them back to packets: fewer packets in trains than the flows' bodies.
+  EXPECT_LT(through.totals.packets_in_trains, through.totals.data_packets - 2 * 80);
 }
 
 }  // namespace

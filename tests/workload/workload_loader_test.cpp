@@ -97,10 +97,27 @@ TEST(WorkloadLoader, FastForwardIsOffOrCollectives) {
   EXPECT_EQ(load_workload(write(text)).cluster.fast_forward, "collectives");
   text = kValid + "cluster:\n  fast_forward: steady,collectives\n";
   EXPECT_EQ(load_workload(write(text)).cluster.fast_forward, "steady,collectives");
+  text = kValid + "cluster:\n  fast_forward: contended,collectives\n";
+  EXPECT_EQ(load_workload(write(text)).cluster.fast_forward, "contended,collectives");
   const std::string e = error_of("device:", "cluster:\n  fast_forward: sometimes\ndevice:");
-  EXPECT_NE(e.find(":16:17: key 'fast_forward': expected off, steady, collectives or steady,collectives, found 'sometimes'"),
+  EXPECT_NE(e.find(":16:17: key 'fast_forward': expected off, steady, contended, collectives, steady,collectives or contended,collectives, found 'sometimes'"),
             std::string::npos)
       << e;
+}
+
+TEST(WorkloadLoader, FastForwardKinds) {
+  const auto contended = parse_fast_forward("contended");
+  ASSERT_TRUE(contended);
+  EXPECT_TRUE(contended->steady);  // contended is steady, and more
+  EXPECT_TRUE(contended->contended);
+  EXPECT_FALSE(contended->collectives);
+  const auto steady = parse_fast_forward("collectives,steady");
+  ASSERT_TRUE(steady);
+  EXPECT_TRUE(steady->steady && steady->collectives && !steady->contended);
+  EXPECT_EQ(parse_fast_forward("off"), FastForward{});
+  // Named twice, or steady beside contended (which includes it), or unknown.
+  for (const char* bad : {"steady,contended", "contended,steady", "collectives,collectives", "contended,", "fast", ""})
+    EXPECT_FALSE(parse_fast_forward(bad)) << bad;
 }
 
 TEST(WorkloadLoader, TensorParallelismMustDivideTheHeads) {

@@ -48,10 +48,16 @@ struct FabricParams {
   // or was last disturbed (its congestion control cut its rate or shrank its window, its port
   // was paused, an ACK echoed an ECN mark or a wait behind others' data at a switch), it sends
   // its body as trains of up to `train_bytes` of payload that the fabric moves as one unit;
-  // its last train's worth of packets goes one by one.
+  // its last 15 packets (or a train's worth, if trains are shorter) go one by one.
   // 0: off, every packet on its own (exact packet mode).
   std::uint32_t train_bytes = 0;
   std::uint32_t settle_packets = 64;
+  // With trains on: a settled flow stays settled while its packets wait behind others' at
+  // switches, echo ECN marks or its port is paused, so trains also cross shared queues, where
+  // they take turns by trains rather than by packets and fill buffers a train at a time. Only a
+  // cut of its congestion control's rate or window unsettles it. Without it, a flow sends
+  // trains only while it is alone on its path.
+  bool trains_through_queues = false;
   // DCQCN (Zhu et al. 2015, defaults as in the ns-3 RDMA models)
   SimTime dcqcn_cnp_interval = SimTime::us(50);
   SimTime dcqcn_alpha_interval = SimTime::us(55);
@@ -70,8 +76,16 @@ struct FabricParams {
   std::uint64_t seed = 1;
 };
 
-// The trains of `--fast-forward steady`: 15 packets of 4 KiB, as many as fit 16 bits on the wire.
+// The trains of `--fast-forward steady`: 15 packets of 4 KiB, below ECN's and PFC's thresholds
+// (ecn_kmin_bytes, pfc_xon_bytes), where they meet others only until the flows unsettle.
 inline constexpr std::uint32_t kSteadyTrainBytes = 60 << 10;
+// The default parameters with the trains of `--fast-forward steady`.
+FabricParams steady_trains();
+// ... and of `--fast-forward contended`: trains through queues (trains_through_queues), of
+// kContendedTrainBytes, after kContendedSettlePackets (the README gives what they cost).
+inline constexpr std::uint32_t kContendedTrainBytes = 240 << 10;
+inline constexpr std::uint32_t kContendedSettlePackets = 16;
+FabricParams contended_trains();
 
 // Every fabric parameter, in display order (common/parameter_table.hpp).
 const ParameterTable<FabricParams>& fabric_parameters();
@@ -83,8 +97,7 @@ void set_fabric_param(FabricParams& params, const std::string& name, const std::
 std::map<std::string, std::string> fabric_param_values(const FabricParams& params);
 // Throws std::invalid_argument if values contradict each other (xon > xoff, kmin > kmax, ...).
 void validate(const FabricParams& params);
-// MTU packets in one train: what train_bytes holds, within the 16-bit sizes of a packet on
-// the wire; 1 when trains are off.
+// MTU packets in one train: what train_bytes holds; 1 when trains are off.
 std::uint32_t max_train_packets(const FabricParams& params);
 
 std::string_view to_string(RoutingMode mode);

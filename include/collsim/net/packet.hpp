@@ -1,5 +1,5 @@
 #pragma once
-// A packet on the wire: a plain 48-byte value, carried inline in events so that it crosses
+// A packet on the wire: a plain 56-byte value, carried inline in events so that it crosses
 // ranks by copying. Data and control packets share the layout.
 
 #include <cstdint>
@@ -38,8 +38,8 @@ struct Packet {
   HostIndex src = 0;
   HostIndex dst = 0;
   std::uint32_t seq = 0;
-  std::uint16_t bytes = 0;       // payload (mtu_bytes + header_bytes fit 16 bits)
-  std::uint16_t wire_bytes = 0;  // payload + headers: what occupies links and buffers
+  std::uint32_t bytes = 0;       // payload (of every packet of a train, see FabricParams::train_bytes)
+  std::uint32_t wire_bytes = 0;  // payload + headers: what occupies links and buffers
   PacketKind kind = PacketKind::Data;
   std::uint8_t flags = 0;
   std::uint8_t priority = 0;     // traffic class, 0 = highest
@@ -50,7 +50,7 @@ struct Packet {
   MessageHeader header;          // data packets: their message's header, for the receiver's application
   SimTime sent;            // when its sender put it on the wire (echoed by ACKs)
 };
-static_assert(sizeof(Packet) == 48);
+static_assert(sizeof(Packet) == 56);
 static_assert(sizeof(Packet) <= pdes::kMaxPayloadBytes);
 
 }  // namespace collsim::net

@@ -77,7 +77,9 @@ class Switch final : public Device {
   std::uint64_t buffered_ = 0;
   std::uint64_t per_port_buffer_ = 0;
   std::vector<std::array<std::uint64_t, kMaxClasses>> ingress_bytes_;  // per ingress port and class
-  bool trains_;  // steady-state fast-forward is on: mark data packets that wait (kQueued)
+  // Trains are on and a wait unsettles a flow (FabricParams::trains_through_queues off): mark
+  // data packets that wait (kQueued).
+  bool marks_waits_;
   std::vector<std::array<bool, kMaxClasses>> upstream_paused_;
   std::vector<SimTime> arbitration_lead_;  // per port: arbitration_lead_bytes on its wire
   SwitchStats stats_;

@@ -92,7 +92,6 @@ class Channel final : public ChannelBase {
     body.target = receiver_id_;
     body.lp_class = id_;
     body.handler = kChannelHandler;
-    body.payload_size = sizeof payload;
     std::memcpy(body.payload, &payload, sizeof payload);
     if (ref >= d.next->size()) d.next->resize(std::size_t{ref} + 1);
     (*d.next)[ref] = detail::kNoDelivery;

@@ -73,15 +73,19 @@ class EntryOrder {
 };
 
 // Bytes an event may carry to its handler.
-inline constexpr std::size_t kMaxPayloadBytes = 48;
+inline constexpr std::size_t kMaxPayloadBytes = 56;
+
+// Bits of EventBody::lp_class: a class tag, or a channel's number.
+inline constexpr std::uint32_t kLpClassBits = 24;
 
 // The body of an event: who handles it and with what. Plain bytes, so that it crosses
 // ranks by copying.
 struct EventBody {
   LpId target;
-  std::uint32_t lp_class;  // type tag of the target LP's class, checked on delivery
-  std::uint8_t handler;    // index into the target class's handler list
-  std::uint8_t payload_size;
+  // Type tag of the target LP's class, checked on delivery; 24 bits and the handler's 8 share
+  // one word so that a packet (net::Packet, 56 bytes) fits beside them in a cache line.
+  std::uint32_t lp_class : kLpClassBits;
+  std::uint32_t handler : 8;  // index into the target class's handler list
   alignas(8) std::byte payload[kMaxPayloadBytes];
 };
 static_assert(sizeof(EventBody) == 64);

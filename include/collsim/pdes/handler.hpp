@@ -89,7 +89,8 @@ constexpr std::uint32_t fnv1a(std::string_view s) {
 // running the same program.
 template <typename T>
 consteval std::uint32_t class_tag_of() {
-  return fnv1a(__PRETTY_FUNCTION__);
+  const std::uint32_t h = fnv1a(__PRETTY_FUNCTION__);
+  return (h ^ (h >> kLpClassBits)) & ((1u << kLpClassBits) - 1);  // what EventBody::lp_class holds
 }
 template <typename T>
 inline constexpr std::uint32_t class_tag = class_tag_of<T>();

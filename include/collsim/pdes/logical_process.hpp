@@ -53,7 +53,6 @@ class LogicalProcess {
     static_assert(std::is_trivially_copyable_v<Payload>, "event payloads are copied as bytes");
     static_assert(sizeof(Payload) <= kMaxPayloadBytes, "payload larger than kMaxPayloadBytes");
     EventBody body = make_body<Method>(target);
-    body.payload_size = static_cast<std::uint8_t>(sizeof(Payload));
     std::memcpy(body.payload, &payload, sizeof(Payload));
     post(delay, priority, body);
   }
@@ -61,7 +60,6 @@ class LogicalProcess {
   void schedule(LpId target, SimTime delay, Priority priority = 0) {
     static_assert(std::is_void_v<typename detail::MethodTraits<Method>::Payload>, "this handler takes a payload");
     EventBody body = make_body<Method>(target);
-    body.payload_size = 0;
     post(delay, priority, body);
   }
 
@@ -85,7 +83,7 @@ class LogicalProcess {
     EventBody body;
     body.target = target;
     body.lp_class = detail::class_tag<Class>;
-    body.handler = static_cast<std::uint8_t>(index);
+    body.handler = static_cast<std::uint32_t>(index);
     return body;
   }
   void post(SimTime delay, Priority priority, const EventBody& body) {

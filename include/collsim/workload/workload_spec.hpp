@@ -115,11 +115,15 @@ struct DeviceSpec {
 };
 
 // What to skip of a simulation (the cluster key fast_forward, the option --fast-forward):
-// "off", or "steady", "collectives" or both joined by a comma.
+// "off", or "steady" or "contended", "collectives", or one of the first two and collectives
+// joined by a comma.
 //   steady: flows that have settled on packet links send trains (net::FabricParams::train_bytes)
+//   contended: steady, and trains also cross queues shared with others
+//     (net::FabricParams::trains_through_queues); sets `steady` too
 //   collectives: a collective that repeats alone inside a server is timed once (CollectiveReuse)
 struct FastForward {
   bool steady = false;
+  bool contended = false;
   bool collectives = false;
   bool operator==(const FastForward&) const = default;
 };
