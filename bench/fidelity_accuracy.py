@@ -10,8 +10,9 @@ Each scenario runs in exact packet mode and in each faster fidelity:
            member's time alone (workloads only)
   steady, hybrid+steady, hybrid+steady+reuse   --fast-forward steady: flows settled on packet
            links send trains of 15 packets that the fabric moves as one unit
-  contended, hybrid+contended+reuse   --fast-forward contended: trains of 60 packets that stay
-           trains where flows share queues (waits, ECN marks and pauses do not unsettle them)
+  contended, hybrid+contended+reuse   --fast-forward contended: trains of 60 packets from a
+           flow's first packet, that stay trains where flows share queues (waits, ECN marks and
+           pauses do not unsettle them)
 and reports, side by side, the iteration time and each exposed-communication share (workloads)
 or the makespan and FCT p50/p99 (flows, collectives), with each fidelity's error against packet
 mode, its events, wall time and peak memory.
@@ -66,7 +67,7 @@ FIDELITIES = {
 # net::contended_trains).
 FLOWS_TRAINS = {
     "steady": ["--set", "train_bytes=60KiB"],
-    "contended": ["--set", "train_bytes=240KiB", "--set", "trains_through_queues=true"],
+    "contended": ["--set", "train_bytes=240KiB", "--set", "settle_packets=0", "--set", "trains_through_queues=true"],
 }
 
 

@@ -10,6 +10,8 @@ Models (each passes --network, so the preset's own default is replaced):
   hybrid        --network packet --fidelity nvlink=flow network as packets, NVLink as flows
   hybrid+reuse  the same with --fast-forward collectives
   hybrid+steady+reuse  the same with --fast-forward steady,collectives (trains on the network)
+  hybrid+contended+reuse  the same with --fast-forward contended,collectives (trains also
+               through shared queues)
   packet+reuse  --network packet --fast-forward collectives
   packet        --network packet                        exact (hours for the large presets)
 
@@ -36,6 +38,8 @@ MODELS = {
     "hybrid": ["--network", "packet", "--fidelity", "nvlink=flow", "--fast-forward", "off"],
     "hybrid+reuse": ["--network", "packet", "--fidelity", "nvlink=flow", "--fast-forward", "collectives"],
     "hybrid+steady+reuse": ["--network", "packet", "--fidelity", "nvlink=flow", "--fast-forward", "steady,collectives"],
+    "hybrid+contended+reuse": ["--network", "packet", "--fidelity", "nvlink=flow", "--fast-forward",
+                               "contended,collectives"],
     "packet+reuse": ["--network", "packet", "--fast-forward", "collectives"],
     "packet": ["--network", "packet", "--fast-forward", "off"],
 }

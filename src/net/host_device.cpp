@@ -21,7 +21,7 @@ Host::Host(const FabricContext& ctx, topo::NodeId node, std::unique_ptr<HostApp>
       one_wire_in_(ctx.params.routing == RoutingMode::Ecmp || ctx.params.routing == RoutingMode::Minimal ||
                    ctx.params.routing == RoutingMode::DimensionOrder || ctx.topology.ports(node).size() == 1),
       train_packets_(max_train_packets(ctx.params)),
-      tail_packets_(std::min(train_packets_, kTrainTailPackets)),
+      tail_packets_(ctx.params.trains_through_queues ? 1 : std::min(train_packets_, kTrainTailPackets)),
       lossless_transport_(ctx.params.lossless && !ctx.faults),
       rto_(ctx.params.lossless ? ctx.params.rto_lossless : ctx.params.rto) {
   nic_.resize(ports_.size());

@@ -219,9 +219,9 @@ TEST(SteadyTrains, ThroughQueuesTwoFlowsShareABottleneckInTrains) {
   }
   EXPECT_EQ(last.picoseconds(), both);
   EXPECT_EQ(through.totals.bytes_delivered, 2 * bytes);
-  // 489 packets each: 64 to settle, then trains while one leaves 15 packets after it (27 of
-  // 15 from packet 64, and one of 5 from 469), the last 15 one by one.
-  EXPECT_EQ(through.totals.packets_in_trains, 2u * (27 * 15 + 5));
+  // 489 packets each: 64 to settle, then trains up to the last packet, which goes alone (28
+  // of 15 from packet 64, one of 4 from 484).
+  EXPECT_EQ(through.totals.packets_in_trains, 2u * (28 * 15 + 4));
   EXPECT_LT(alone_only.totals.packets_in_trains, through.totals.packets_in_trains / 2);
 }
 
@@ -237,8 +237,8 @@ TEST(SteadyTrains, ThroughQueuesIncastUnderPfcStaysInTrains) {
   EXPECT_EQ(run.totals.drops, 0u);
   EXPECT_GT(run.totals.pfc_pauses, 0u);
   EXPECT_EQ(run.totals.bytes_delivered, n * bytes);
-  // 245 packets per flow: 64 to settle, 16 at the end, 165 (11 trains) in between.
-  EXPECT_EQ(run.totals.packets_in_trains, n * 165u);
+  // 245 packets per flow: 64 to settle, 12 trains of 15, the last packet alone.
+  EXPECT_EQ(run.totals.packets_in_trains, n * 180u);
   const std::int64_t wire = static_cast<std::int64_t>(bytes + 64 * ((bytes + 4095) / 4096));
   const double expected = static_cast<double>(n * wire * kPsPerByte + 2'000'000);
   SimTime makespan;
@@ -248,10 +248,10 @@ TEST(SteadyTrains, ThroughQueuesIncastUnderPfcStaysInTrains) {
 
 TEST(SteadyTrains, ThroughQueuesFlowsOfOnePortTakeTurnsByTrains) {
   // FlowsOfOnePortKeepPaceAndEndTogether with the trains of --fast-forward contended (60
-  // packets, settled after 16): a flow sends trains while its port-mate still sends packets,
-  // and passes a turn per packet of its train, so each keeps half the port. The port is busy
-  // from the start: the later flow ends after both flows' wire bytes and two hops (plus a few
-  // packets at the switch), the earlier within a train of it.
+  // packets, from a flow's first packet on): each flow that sent a train passes a turn per
+  // packet of it, so each keeps half the port. The port is busy from the start: the later
+  // flow ends after both flows' wire bytes and two hops (plus a few packets at the switch),
+  // the earlier within a train of it.
   const topo::Topology t = testing::star(3, gbps(100), ns(1000));
   const std::uint64_t bytes = 2'000'000;
   const std::int64_t wire = static_cast<std::int64_t>(bytes + 64 * ((bytes + 4095) / 4096));
@@ -259,8 +259,8 @@ TEST(SteadyTrains, ThroughQueuesFlowsOfOnePortTakeTurnsByTrains) {
   const FabricParams p = contended_trains();
   EXPECT_EQ(max_train_packets(p), 60u);
   const auto run = testing::run(t, p, {{0, 1, bytes, {}}, {0, 2, bytes, {}}});
-  // 489 packets each: 16 to settle, the last 15 one by one, 458 in trains.
-  EXPECT_EQ(run.totals.packets_in_trains, 2u * 458);
+  // 489 packets each: 8 trains of 60 and one of 8, the last packet alone.
+  EXPECT_EQ(run.totals.packets_in_trains, 2u * 488);
   const SimTime later = std::max(run.flows[0].delivered, run.flows[1].delivered);
   const SimTime earlier = std::min(run.flows[0].delivered, run.flows[1].delivered);
   EXPECT_GE(later.picoseconds(), busy);

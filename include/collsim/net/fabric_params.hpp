@@ -48,7 +48,8 @@ struct FabricParams {
   // or was last disturbed (its congestion control cut its rate or shrank its window, its port
   // was paused, an ACK echoed an ECN mark or a wait behind others' data at a switch), it sends
   // its body as trains of up to `train_bytes` of payload that the fabric moves as one unit;
-  // its last 15 packets (or a train's worth, if trains are shorter) go one by one.
+  // its last 15 packets (or a train's worth, if trains are shorter) go one by one, or only its
+  // last one with trains_through_queues.
   // 0: off, every packet on its own (exact packet mode).
   std::uint32_t train_bytes = 0;
   std::uint32_t settle_packets = 64;
@@ -57,6 +58,8 @@ struct FabricParams {
   // they take turns by trains rather than by packets and fill buffers a train at a time. Only a
   // cut of its congestion control's rate or window unsettles it. Without it, a flow sends
   // trains only while it is alone on its path.
+  // (`--fast-forward contended` also settles flows at once, settle_packets 0: see
+  // contended_trains.)
   bool trains_through_queues = false;
   // DCQCN (Zhu et al. 2015, defaults as in the ns-3 RDMA models)
   SimTime dcqcn_cnp_interval = SimTime::us(50);
@@ -82,9 +85,10 @@ inline constexpr std::uint32_t kSteadyTrainBytes = 60 << 10;
 // The default parameters with the trains of `--fast-forward steady`.
 FabricParams steady_trains();
 // ... and of `--fast-forward contended`: trains through queues (trains_through_queues), of
-// kContendedTrainBytes, after kContendedSettlePackets (the README gives what they cost).
+// kContendedTrainBytes, from a flow's first packet on (kContendedSettlePackets; the README gives
+// what they cost).
 inline constexpr std::uint32_t kContendedTrainBytes = 240 << 10;
-inline constexpr std::uint32_t kContendedSettlePackets = 16;
+inline constexpr std::uint32_t kContendedSettlePackets = 0;
 FabricParams contended_trains();
 
 // Every fabric parameter, in display order (common/parameter_table.hpp).

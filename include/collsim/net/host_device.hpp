@@ -283,7 +283,8 @@ class Host final : public Device {
   bool one_wire_in_;  // every flow's packets reach this host over one wire (per-flow routing, or one port)
   std::uint32_t train_packets_;  // packets in a full train; 1: trains off
   // A flow's last packets go one by one, as they would without trains: the last train leaves
-  // at least this many after it (kTrainTailPackets, or fewer if trains are shorter).
+  // at least this many after it (kTrainTailPackets, or fewer if trains are shorter). Through
+  // queues, where a flow's end is no longer exact anyway, only its last packet.
   static constexpr std::uint32_t kTrainTailPackets = 15;
   std::uint32_t tail_packets_;
   // Nothing is ever lost (PFC, no failing links): no timeouts, no NACKs, and a receiver
