@@ -113,14 +113,16 @@ TEST(SteadyTrains, FlowsTooShortToSettleSendNoTrain) {
   EXPECT_EQ(longer.totals.packets_forwarded - longer.totals.acks, 64u + 1 + 15);
 }
 
-TEST(SteadyTrains, TwoFlowsOnABottleneckStillShareIt) {
-  // As Sharing.TwoFlowsThroughOneBottleneckGetHalfEach: both finish after 2 x wire bytes at
-  // 100 Gb/s plus two 1 us hops and one store-and-forward; turns of a train instead of a
-  // packet shift each flow's end by at most a train (15 x 4160 B).
+// Two flows of 2,000,000 B from h1 and h2 into h0, as in
+// Sharing.TwoFlowsThroughOneBottleneckGetHalfEach: both finish after 2 x wire bytes at 100
+// Gb/s plus two 1 us hops and one store-and-forward; turns of a train instead of a packet
+// shift each flow's end by at most a train (15 x 4160 B). The port to h0 is never idle once
+// both flows are in: the later one ends exactly then.
+FlowRun two_flows_into_one_port(const FabricParams& params) {
   const topo::Topology t = testing::star(3, gbps(100), ns(1000));
   const std::uint64_t bytes = 2'000'000;
   const std::int64_t wire = static_cast<std::int64_t>(bytes + 64 * ((bytes + 4095) / 4096));
-  const auto run = testing::run(t, with_trains(), {{1, 0, bytes, {}}, {2, 0, bytes, {}}});
+  const auto run = testing::run(t, params, {{1, 0, bytes, {}}, {2, 0, bytes, {}}});
   const std::int64_t both = 2 * wire * kPsPerByte + 2'000'000 + 4160 * kPsPerByte;
   SimTime last;
   for (const auto& f : run.flows) {
@@ -128,10 +130,13 @@ TEST(SteadyTrains, TwoFlowsOnABottleneckStillShareIt) {
     EXPECT_GE(f.delivered.picoseconds(), both - 15 * 4160 * kPsPerByte);
     last = std::max(last, f.delivered);
   }
-  // The port to h0 is never idle once both flows are in: the later one ends exactly then.
   EXPECT_EQ(last.picoseconds(), both);
   EXPECT_EQ(run.totals.drops, 0u);
+  EXPECT_EQ(run.totals.bytes_delivered, 2 * bytes);
+  return run;
 }
+
+TEST(SteadyTrains, TwoFlowsOnABottleneckStillShareIt) { two_flows_into_one_port(with_trains()); }
 
 TEST(SteadyTrains, FlowsOfOnePortKeepPaceAndEndTogether) {
   // Two flows of 2,000,000 B from h0 take turns on h0's port; a flow that sent a train of 15
@@ -151,13 +156,14 @@ TEST(SteadyTrains, FlowsOfOnePortKeepPaceAndEndTogether) {
   EXPECT_LE(later.picoseconds(), busy + 3 * 4160 * kPsPerByte);
 }
 
-TEST(SteadyTrains, IncastUnderPfcKeepsTheReceiverBusyAndDropsNothing) {
-  // 8 senders into one port: PFC pauses them (each pause unsettles the paused flows); the
-  // receiver's link is busy all along, as in Sharing.LosslessIncastHasNoDropsAndTakesNTimesTheBytes.
+// 8 senders of 1,000,000 B into one port under PFC: nothing is dropped, pauses hold the
+// senders back, and the receiver's link is busy all along, as in
+// Sharing.LosslessIncastHasNoDropsAndTakesNTimesTheBytes (the makespan within 1 %).
+FlowRun incast_of_eight(const FabricParams& params) {
   const std::uint32_t n = 8;
   const std::uint64_t bytes = 1'000'000;
   const topo::Topology t = testing::star(n + 1, gbps(100), ns(1000));
-  const auto run = testing::run(t, with_trains(), make_flow_pattern(FlowPattern::Incast, n + 1, bytes, 1, n));
+  const auto run = testing::run(t, params, make_flow_pattern(FlowPattern::Incast, n + 1, bytes, 1, n));
   EXPECT_EQ(run.totals.drops, 0u);
   EXPECT_GT(run.totals.pfc_pauses, 0u);
   EXPECT_EQ(run.totals.bytes_delivered, n * bytes);
@@ -166,6 +172,13 @@ TEST(SteadyTrains, IncastUnderPfcKeepsTheReceiverBusyAndDropsNothing) {
   SimTime makespan;
   for (const auto& f : run.flows) makespan = std::max(makespan, f.delivered);
   EXPECT_NEAR(static_cast<double>(makespan.picoseconds()), expected, 0.01 * expected);
+  return run;
+}
+
+TEST(SteadyTrains, IncastUnderPfcKeepsTheReceiverBusyAndDropsNothing) {
+  // Each pause unsettles the paused flows: some packets still go in trains.
+  const auto run = incast_of_eight(with_trains());
+  EXPECT_GT(run.totals.packets_in_trains, 0u);
 }
 
 TEST(SteadyTrains, DcqcnRateCutsUnsettleAndFlowsStillConverge) {
@@ -200,25 +213,11 @@ FabricParams with_trains_through_queues() {
 }
 
 TEST(SteadyTrains, ThroughQueuesTwoFlowsShareABottleneckInTrains) {
-  // As TwoFlowsOnABottleneckStillShareIt, where waiting behind the other flow at the switch
-  // keeps sending both back to packets. Through queues, they stay in trains and take turns
-  // at the port to h0 by trains: the port is still never idle once both are in, so the later
-  // flow ends at the same picosecond, and each within a train of it.
-  const topo::Topology t = testing::star(3, gbps(100), ns(1000));
-  const std::uint64_t bytes = 2'000'000;
-  const std::int64_t wire = static_cast<std::int64_t>(bytes + 64 * ((bytes + 4095) / 4096));
-  const std::vector<FlowSpec> flows{{1, 0, bytes, {}}, {2, 0, bytes, {}}};
-  const auto alone_only = testing::run(t, with_trains(), flows);
-  const auto through = testing::run(t, with_trains_through_queues(), flows);
-  const std::int64_t both = 2 * wire * kPsPerByte + 2'000'000 + 4160 * kPsPerByte;
-  SimTime last;
-  for (const auto& f : through.flows) {
-    EXPECT_LE(f.delivered.picoseconds(), both);
-    EXPECT_GE(f.delivered.picoseconds(), both - 15 * 4160 * kPsPerByte);
-    last = std::max(last, f.delivered);
-  }
-  EXPECT_EQ(last.picoseconds(), both);
-  EXPECT_EQ(through.totals.bytes_delivered, 2 * bytes);
+  // Waiting behind the other flow at the switch sends both flows back to packets; through
+  // queues, they stay in trains and take turns at the port to h0 by trains, with the same
+  // ends.
+  const auto alone_only = two_flows_into_one_port(with_trains());
+  const auto through = two_flows_into_one_port(with_trains_through_queues());
   // 489 packets each: 64 to settle, then trains up to the last packet, which goes alone (28
   // of 15 from packet 64, one of 4 from 484).
   EXPECT_EQ(through.totals.packets_in_trains, 2u * (28 * 15 + 4));
@@ -226,24 +225,11 @@ TEST(SteadyTrains, ThroughQueuesTwoFlowsShareABottleneckInTrains) {
 }
 
 TEST(SteadyTrains, ThroughQueuesIncastUnderPfcStaysInTrains) {
-  // IncastUnderPfcKeepsTheReceiverBusyAndDropsNothing with flows that PFC pauses do not
-  // unsettle: pauses still hold the senders back (no drops), the receiver's link stays busy
-  // (the same makespan within 1 %), and the body of every flow goes in trains.
-  const std::uint32_t n = 8;
-  const std::uint64_t bytes = 1'000'000;
-  const topo::Topology t = testing::star(n + 1, gbps(100), ns(1000));
-  const auto run =
-      testing::run(t, with_trains_through_queues(), make_flow_pattern(FlowPattern::Incast, n + 1, bytes, 1, n));
-  EXPECT_EQ(run.totals.drops, 0u);
-  EXPECT_GT(run.totals.pfc_pauses, 0u);
-  EXPECT_EQ(run.totals.bytes_delivered, n * bytes);
-  // 245 packets per flow: 64 to settle, 12 trains of 15, the last packet alone.
-  EXPECT_EQ(run.totals.packets_in_trains, n * 180u);
-  const std::int64_t wire = static_cast<std::int64_t>(bytes + 64 * ((bytes + 4095) / 4096));
-  const double expected = static_cast<double>(n * wire * kPsPerByte + 2'000'000);
-  SimTime makespan;
-  for (const auto& f : run.flows) makespan = std::max(makespan, f.delivered);
-  EXPECT_NEAR(static_cast<double>(makespan.picoseconds()), expected, 0.01 * expected);
+  // The incast with flows that PFC pauses do not unsettle: the same makespan within 1 %, and
+  // the body of every flow in trains (245 packets each: 64 to settle, 12 trains of 15, the
+  // last packet alone).
+  const auto run = incast_of_eight(with_trains_through_queues());
+  EXPECT_EQ(run.totals.packets_in_trains, 8 * 180u);
 }
 
 TEST(SteadyTrains, ThroughQueuesFlowsOfOnePortTakeTurnsByTrains) {
