@@ -365,12 +365,15 @@ void SimulationCliOptions::add_to(CLI::App& cmd) {
   cmd.add_option("--summary", summary, "Write the JSON summary to this file");
   cmd.add_option("--ops", ops, "Write every op's start and end time to this HDF5 file");
   cmd.add_option("--fast-forward", fast_forward,
-                 std::string("What to skip: off (exact), or ") + (lowers_collectives ? "one or both of (comma-separated) " : "") +
-                     "steady: flows that have settled on packet links (settle_packets packets without a rate cut, "
+                 std::string("What to skip: off (exact), steady or contended") +
+                     (lowers_collectives ? ", collectives, or steady or contended and collectives joined by a comma" : "") +
+                     ". steady: flows that have settled on packet links (settle_packets packets without a rate cut, "
                      "window shrink, PFC pause, ECN mark or wait behind another flow's packets) send trains of 15 "
                      "packets the fabric moves as one unit (train_bytes; the README gives its error); contended: "
-                     "as steady, and flows stay settled where they share queues (waits, ECN marks and PFC pauses "
-                     "no longer unsettle them: trains take turns there; trains_through_queues)" +
+                     "trains of 60 packets from a flow's first packet on, which stay trains where flows share "
+                     "queues (waits, ECN marks and PFC pauses no longer send them back to packets; "
+                     "trains_through_queues): far fewer events, less exact where queues decide (the README "
+                     "gives its error)" +
                      (lowers_collectives ? "; collectives: a blocking TP or EP collective inside one server is "
                                            "simulated once alone, then each repeat is a barrier over its group and "
                                            "each member's time alone (default: the workload file's cluster.fast_forward)"
