@@ -282,8 +282,7 @@ ClusterSpec read_cluster(const Reader& r, const Field& f) {
   if (const Field* x = m.find("fast_forward")) {
     c.fast_forward = read_string(r, *x);
     if (!parse_fast_forward(c.fast_forward))
-      r.fail(x->value, "key 'fast_forward': expected off, steady, contended, collectives, steady,collectives or "
-                           "contended,collectives, found '" +
+      r.fail(x->value, "key 'fast_forward': expected " + std::string(kFastForwardValues) + ", found '" +
                            c.fast_forward + "'");
   }
   return c;

@@ -390,7 +390,7 @@ workload::FastForward SimulationCliOptions::fast_forwards() const {
 void SimulationCliOptions::check(bool topology_needed) const {
   const std::optional<workload::FastForward> skip = workload::parse_fast_forward(fast_forward);
   if (!skip || (skip->collectives && !lowers_collectives))
-    throw CLI::ValidationError("--fast-forward", "expected off" + std::string(lowers_collectives ? ", steady, contended, collectives, steady,collectives or contended,collectives" : ", steady or contended") +
+    throw CLI::ValidationError("--fast-forward", "expected " + std::string(lowers_collectives ? workload::kFastForwardValues : "off, steady or contended") +
                                                      ", found '" + fast_forward + "'");
   if (skip->steady) {
     const std::string kind = skip->contended ? "contended" : "steady";

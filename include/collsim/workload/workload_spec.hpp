@@ -129,6 +129,9 @@ struct FastForward {
 };
 // Empty if `text` is not one of those.
 std::optional<FastForward> parse_fast_forward(std::string_view text);
+// What parse_fast_forward reads, for error messages.
+inline constexpr std::string_view kFastForwardValues =
+    "off, steady, contended, collectives, steady,collectives or contended,collectives";
 
 struct ClusterSpec {
   std::string topology;                  // topology file or preset name (topologies/NAME.yaml)
