@@ -51,7 +51,7 @@ endfunction()
 # Unity builds (a target's sources compiled a batch at a time): a batch instantiates CLI11's,
 # nlohmann::json's and gtest's templates once instead of once per file. The test programs and
 # the command-line program, most of the build time, are built so in every build
-# (collsim_batched); the libraries only with COLLSIM_UNITY (the sanitizer and fuzz presets), so
+# (collsim_batched); the libraries only with COLLSIM_UNITY (the sanitizer preset), so
 # that the release build keeps checking that each library file compiles on its own. Libraries whose files give helpers in anonymous namespaces the
 # same names are listed in collsim_without_unity (CMakeLists.txt).
 option(COLLSIM_UNITY "Compile the sources of every target in batches (unity build)" OFF)
