@@ -194,28 +194,44 @@ void Host::try_transmit(std::uint16_t port) {
   const std::size_t n = q.active.size();
   // Flows take turns, packet by packet. A flow that sent a train of k packets passes on its
   // next k - 1 turns, so that flows sharing the port keep pace as they would packet by packet
-  // (and in the same order: without trains nobody owes a turn).
+  // (and in the same order: without trains nobody owes a turn). The rounds in which every flow
+  // that may send passes are taken at once: each passes as many turns as the least owed.
+  const auto may_send = [&](Sender& f) {
+    if (o.paused(f.priority) || window_full(f)) return false;  // an ACK or a resume will wake it
+    if (f.next_send > now()) {
+      earliest = std::min(earliest, f.next_send);
+      return false;
+    }
+    return true;
+  };
+  // The first round as it comes; if everyone who may send passed, the rounds in which all of
+  // them pass again are taken at once (as many as the least owed), then the round that chooses.
   std::size_t chosen = n;
-  for (std::uint32_t round = 0; round < train_packets_ && chosen == n; ++round) {
-    bool anyone = false;
+  std::uint32_t least_owed = UINT32_MAX;
+  for (std::size_t k = 0; k < n && chosen == n; ++k) {
+    const std::size_t at = (q.turn + k) % n;
+    Sender& f = *sender(q.active[at]);
+    if (!may_send(f)) continue;
+    if (f.turns_owed == 0) {
+      chosen = at;
+    } else {
+      least_owed = std::min(least_owed, --f.turns_owed);
+    }
+  }
+  if (chosen == n && least_owed != UINT32_MAX && train_packets_ > 1) {
+    const std::uint32_t passed = std::min(least_owed, train_packets_ - 1);
     for (std::size_t k = 0; k < n; ++k) {
       const std::size_t at = (q.turn + k) % n;
       Sender& f = *sender(q.active[at]);
-      if (o.paused(f.priority)) continue;
-      if (window_full(f)) continue;  // an ACK will wake it
-      if (f.next_send > now()) {
-        earliest = std::min(earliest, f.next_send);
-        continue;
-      }
-      anyone = true;
-      if (f.turns_owed > 0) {
+      if (!may_send(f)) continue;
+      f.turns_owed -= passed;
+      if (chosen < n || passed == train_packets_ - 1) continue;
+      if (f.turns_owed == 0) {
+        chosen = at;
+      } else {
         --f.turns_owed;
-        continue;
       }
-      chosen = at;
-      break;
     }
-    if (!anyone) break;
   }
   if (chosen < n) {
     const std::size_t at = chosen;
