@@ -95,6 +95,7 @@ FlowId Host::start_flow(HostIndex dst, std::uint64_t bytes, std::uint8_t priorit
     return id;
   }
   f.cc = make_congestion_control(ctx_.params, ports_[f.port].wire().bandwidth, now());
+  f.windowed = f.cc->window_bytes() != UINT64_MAX;
   activate(id);
   try_transmit(f.port);
   return id;
@@ -155,9 +156,9 @@ std::uint64_t Host::in_flight_bytes(const Sender& f) const {
 }
 
 bool Host::window_full(const Sender& f) const {
-  // Without a window (the common case) the bytes in flight need not be counted.
-  const std::uint64_t window = f.cc->window_bytes();
-  return window != UINT64_MAX && in_flight_bytes(f) >= window;
+  // Without a window (the common case) neither the bytes in flight nor the congestion
+  // control (elsewhere in memory) need be read.
+  return f.windowed && in_flight_bytes(f) >= f.cc->window_bytes();
 }
 
 void Host::wake_at(std::uint16_t port, SimTime when) {
@@ -208,8 +209,7 @@ void Host::try_transmit(std::uint16_t port) {
   // them pass again are taken at once (as many as the least owed), then the round that chooses.
   std::size_t chosen = n;
   std::uint32_t least_owed = UINT32_MAX;
-  for (std::size_t k = 0; k < n && chosen == n; ++k) {
-    const std::size_t at = (q.turn + k) % n;
+  for (std::size_t k = 0, at = q.turn; k < n && chosen == n; ++k, at = at + 1 == n ? 0 : at + 1) {
     Sender& f = *sender(q.active[at]);
     if (!may_send(f)) continue;
     if (f.turns_owed == 0) {
@@ -220,8 +220,7 @@ void Host::try_transmit(std::uint16_t port) {
   }
   if (chosen == n && least_owed != UINT32_MAX && train_packets_ > 1) {
     const std::uint32_t passed = std::min(least_owed, train_packets_ - 1);
-    for (std::size_t k = 0; k < n; ++k) {
-      const std::size_t at = (q.turn + k) % n;
+    for (std::size_t k = 0, at = q.turn; k < n; ++k, at = at + 1 == n ? 0 : at + 1) {
       Sender& f = *sender(q.active[at]);
       if (!may_send(f)) continue;
       f.turns_owed -= passed;
@@ -330,18 +329,23 @@ void Host::update_cc(Sender& f, Update&& update) {
   if (f.cc->rate_gbps() != rate || f.cc->window_bytes() < window) unsettle(f);
 }
 
-void Host::send_control(HostIndex to, Packet p, std::uint32_t count) {
+void Host::send_control(Receiver& r, HostIndex to, Packet p, std::uint32_t count) {
   p.src = index_;
   p.dst = to;
   p.priority = kControlPriority;
   p.wire_bytes = count * ctx_.params.ack_bytes;
   p.entropy = static_cast<std::uint32_t>(mix(ctx_.params.seed ^ 0xac, receiver_key(to, p.flow)));
-  const std::uint16_t port = port_toward(to, p.entropy);
+  if (r.control_epoch != epoch_) {
+    r.control_port = port_toward(to, p.entropy);
+    r.control_epoch = epoch_;
+  }
+  const std::uint16_t port = r.control_port;
   nic_[port].control.push_back(p);
   try_transmit(port);
 }
 
-void Host::send_ack(const Packet& data, std::uint32_t cumulative, bool ecn_echo, std::uint32_t count, bool queued) {
+void Host::send_ack(Receiver& r, const Packet& data, std::uint32_t cumulative, bool ecn_echo, std::uint32_t count,
+                    bool queued) {
   Packet ack;
   ack.kind = PacketKind::Ack;
   ack.flow = data.flow;
@@ -350,7 +354,7 @@ void Host::send_ack(const Packet& data, std::uint32_t cumulative, bool ecn_echo,
   if (ecn_echo) ack.flags |= packet_flag::kEcnEcho;
   if (queued) ack.flags |= packet_flag::kQueuedEcho;
   stats_.acks += count;
-  send_control(data.src, ack, count);
+  send_control(r, data.src, ack, count);
 }
 
 void Host::on_packet(const Packet& p) {
@@ -407,7 +411,7 @@ void Host::receive_data(const Packet& p) {
   const FabricParams& fp = ctx_.params;
   Receiver& r = receiver_of(p);
   if (r.delivered) {
-    send_ack(p, r.total, (p.flags & packet_flag::kEcnMarked) != 0);  // a late duplicate of a complete flow: acknowledge it all again
+    send_ack(r, p, r.total, (p.flags & packet_flag::kEcnMarked) != 0);  // a late duplicate of a complete flow: acknowledge it all again
     return;
   }
   if (r.count == 0 && r.got.empty()) {
@@ -465,7 +469,7 @@ void Host::receive_data(const Packet& p) {
     } else {
       r.since_ack = 0;
     }
-    send_ack(p, r.expected, r.marked_since_ack, acks, r.queued_since_ack);
+    send_ack(r, p, r.expected, r.marked_since_ack, acks, r.queued_since_ack);
     r.queued_since_ack = false;
     r.marked_since_ack = false;
   }
@@ -477,7 +481,7 @@ void Host::receive_data(const Packet& p) {
     nack.seq = r.expected;
     nack.sent = p.sent;
     ++stats_.nacks;
-    send_control(p.src, nack);
+    send_control(r, p.src, nack);
   }
   if (fp.cc == CongestionControlKind::Dcqcn && (p.flags & packet_flag::kEcnMarked) &&
       now() - r.last_cnp >= fp.dcqcn_cnp_interval) {
@@ -486,7 +490,7 @@ void Host::receive_data(const Packet& p) {
     cnp.kind = PacketKind::Cnp;
     cnp.flow = p.flow;
     ++stats_.cnps;
-    send_control(p.src, cnp);
+    send_control(r, p.src, cnp);
   }
   if (complete && !r.delivered) {
     r.delivered = true;

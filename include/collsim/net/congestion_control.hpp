@@ -14,7 +14,7 @@ namespace collsim::net {
 class CongestionControl {
  public:
   virtual ~CongestionControl() = default;
-  // Bytes in flight allowed; UINT64_MAX: no window.
+  // Bytes in flight allowed; UINT64_MAX: no window (then never one during the flow).
   virtual std::uint64_t window_bytes() const = 0;
   // Gap between the start of one packet and the next of this flow; zero: line rate.
   virtual SimTime gap(std::uint32_t wire_bytes) const = 0;

@@ -104,6 +104,7 @@ struct Sender {
   bool queued = false;             // waits for the flow before it on its queue pair
   bool done = false;
   bool fluid = false;              // carried by a flow domain, not as packets
+  bool windowed = false;           // its congestion control bounds the bytes in flight
   FlowId behind = 0xFFFFFFFFu;     // the next flow of its queue pair, if any
   MessageHeader header;
   std::uint32_t entropy = 0;
@@ -134,6 +135,10 @@ struct Receiver {
   SimTime first;
   SimTime last_cnp = SimTime::ps(-1);
   bool delivered = false;
+  // The port its ACKs, NACKs and CNPs leave by, chosen once per routes epoch (every control
+  // packet of a flow hashes alike).
+  std::uint32_t control_epoch = 0xFFFFFFFFu;
+  std::uint16_t control_port = 0;
 
   // Whether packet `seq` is the next in order with nothing held beyond it: it extends the
   // prefix, which needs no bit.
@@ -221,11 +226,12 @@ class Host final : public Device {
   void release_next(Sender& f);
   void try_transmit(std::uint16_t port);
   void send_data(Sender& f);
-  // `count`: control frames it stands for (ACKs a train drew), sent back to back as one.
-  void send_control(HostIndex to, Packet p, std::uint32_t count = 1);
-  // Acknowledges every packet of `data`'s flow below `cumulative`.
+  // Sends control packet `p` of the flow `r` receives from host `to`. `count`: control frames
+  // it stands for (ACKs a train drew), sent back to back as one.
+  void send_control(Receiver& r, HostIndex to, Packet p, std::uint32_t count = 1);
+  // Acknowledges every packet of `data`'s flow (received in `r`) below `cumulative`.
   // `queued`: echo kQueued (a packet it covers waited at a switch).
-  void send_ack(const Packet& data, std::uint32_t cumulative, bool ecn_echo, std::uint32_t count = 1,
+  void send_ack(Receiver& r, const Packet& data, std::uint32_t cumulative, bool ecn_echo, std::uint32_t count = 1,
                 bool queued = false);
   void receive_data(const Packet& p);
   void receive_ack(const Packet& p);
