@@ -9,7 +9,8 @@ namespace {
 
 class LineRate final : public CongestionControl {
  public:
-  LineRate(const FabricParams& params, Bandwidth line) : params_(params), line_gbps_(static_cast<double>(line.bps()) / 1e9) {}
+  LineRate(const FabricParams& params, Bandwidth line)
+      : CongestionControl(false), params_(params), line_gbps_(static_cast<double>(line.bps()) / 1e9) {}
   std::uint64_t window_bytes() const override { return params_.window_bytes ? params_.window_bytes : UINT64_MAX; }
   SimTime gap(std::uint32_t) const override { return SimTime::zero(); }
   double rate_gbps() const override { return line_gbps_; }
@@ -34,7 +35,8 @@ std::unique_ptr<CongestionControl> make_congestion_control(const FabricParams& p
 // ---- DCQCN ----
 
 Dcqcn::Dcqcn(const FabricParams& params, Bandwidth line_rate, SimTime start)
-    : params_(params),
+    : CongestionControl(true),
+      params_(params),
       line_gbps_(static_cast<double>(line_rate.bps()) / 1e9),
       rate_(line_gbps_),
       target_(line_gbps_),
@@ -103,7 +105,7 @@ void Dcqcn::increase() {
 // ---- Swift ----
 
 Swift::Swift(const FabricParams& params, Bandwidth line_rate)
-    : params_(params), line_gbps_(static_cast<double>(line_rate.bps()) / 1e9) {
+    : CongestionControl(true), params_(params), line_gbps_(static_cast<double>(line_rate.bps()) / 1e9) {
   min_window_ = params.mtu_bytes + params.header_bytes;
   // Start with the bandwidth-delay product of the target delay.
   window_ = std::max(min_window_, line_rate.bytes_per_second() * params.swift_target_delay.seconds());

@@ -96,6 +96,7 @@ FlowId Host::start_flow(HostIndex dst, std::uint64_t bytes, std::uint8_t priorit
   }
   f.cc = make_congestion_control(ctx_.params, ports_[f.port].wire().bandwidth, now());
   f.windowed = f.cc->window_bytes() != UINT64_MAX;
+  f.adapts = f.cc->adapts();
   activate(id);
   try_transmit(f.port);
   return id;
@@ -269,9 +270,8 @@ std::uint32_t Host::next_train(const Sender& f) const {
     for (const std::uint32_t other : nic_[f.port].active)
       if (other != f.id && !may_train(*sender(other))) return 1;
   std::uint32_t k = std::min(train_packets_, f.packets - tail_packets_ - seq);
-  const std::uint64_t window = f.cc->window_bytes();
-  if (window != UINT64_MAX) {
-    const std::uint64_t room = (window - in_flight_bytes(f)) / ctx_.params.mtu_bytes;
+  if (f.windowed) {
+    const std::uint64_t room = (f.cc->window_bytes() - in_flight_bytes(f)) / ctx_.params.mtu_bytes;
     k = static_cast<std::uint32_t>(std::min<std::uint64_t>(k, room));
   }
   return std::max<std::uint32_t>(k, 1);
@@ -311,14 +311,19 @@ void Host::send_data(Sender& f) {
   stats_.data_packets += count;
   if (count > 1) stats_.packets_in_trains += count;
   put_on_wire(f.port, p);
-  f.next_send = now() + f.cc->gap(p.wire_bytes);
-  f.cc->on_sent(now(), p.wire_bytes);
-  arm_cc_timer(f);
+  if (f.adapts) {
+    f.next_send = now() + f.cc->gap(p.wire_bytes);
+    f.cc->on_sent(now(), p.wire_bytes);
+    arm_cc_timer(f);
+  } else {
+    f.next_send = now();
+  }
   if (!lossless_transport_) arm_rto(f.id);
 }
 
 template <typename Update>
 void Host::update_cc(Sender& f, Update&& update) {
+  if (!f.adapts) return;
   if (train_packets_ < 2) {
     update();
     return;
@@ -604,7 +609,7 @@ void Host::arm_rto(std::uint32_t flow) {
 }
 
 void Host::arm_cc_timer(Sender& f) {
-  if (f.done) return;
+  if (f.done || !f.adapts) return;
   const SimTime due = f.cc->next_timer();
   if (due == f.cc_timer_at) return;
   f.cc_timer_at = due;

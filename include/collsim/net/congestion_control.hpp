@@ -27,6 +27,15 @@ class CongestionControl {
   virtual void on_timer(SimTime) {}
   // Current sending rate, for reports (line rate when not rate-based).
   virtual double rate_gbps() const = 0;
+  // Whether it ever paces the flow, moves its window or sets timers. One that does not (line
+  // rate) is asked nothing per packet or ACK.
+  bool adapts() const { return adapts_; }
+
+ protected:
+  explicit CongestionControl(bool adapts) : adapts_(adapts) {}
+
+ private:
+  bool adapts_;
 };
 
 std::unique_ptr<CongestionControl> make_congestion_control(const FabricParams& params, Bandwidth line_rate,

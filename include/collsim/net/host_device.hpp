@@ -19,6 +19,7 @@
 #include "collsim/net/device.hpp"
 #include "collsim/net/flow_domain.hpp"
 #include "collsim/net/message.hpp"
+#include "collsim/net/receiver_table.hpp"
 
 namespace collsim::net {
 
@@ -105,6 +106,7 @@ struct Sender {
   bool done = false;
   bool fluid = false;              // carried by a flow domain, not as packets
   bool windowed = false;           // its congestion control bounds the bytes in flight
+  bool adapts = false;             // its congestion control paces it or moves its window
   FlowId behind = 0xFFFFFFFFu;     // the next flow of its queue pair, if any
   MessageHeader header;
   std::uint32_t entropy = 0;
@@ -276,7 +278,7 @@ class Host final : public Device {
   std::vector<FlowEnd> given_up_;
   // A flow's receiver leaves once delivered when the fabric is lossless (nothing of it can
   // come again); otherwise it stays to acknowledge late duplicates.
-  std::unordered_map<std::uint64_t, Receiver> receivers_;
+  detail::ReceiverTable<Receiver> receivers_;
   // Packets of one flow come in runs: the receiver of the last data packet, looked up once.
   std::uint64_t last_receiver_key_ = ~std::uint64_t{0};
   Receiver* last_receiver_ = nullptr;
