@@ -15,10 +15,12 @@ Models (each passes --network, so the preset's own default is replaced):
   packet+reuse  --network packet --fast-forward collectives
   packet        --network packet                        exact (hours for the large presets)
 
-A run that passes --timeout is reported as such, not waited for.
+A run that passes --timeout is reported as such, not waited for. --ranks N runs each under
+`mpirun -n N` (the result is the same at every rank count; the memory is then the largest rank's).
 
   python3 bench/workload_presets.py [--collsim build/release/collsim]
       [--presets gpt3_175b llama3_70b mixtral_8x7b] [--models loggops flow flow+reuse hybrid] [--timeout 3600]
+      [--ranks 1]
 """
 
 import argparse
@@ -51,12 +53,17 @@ def main():
     p.add_argument("--presets", nargs="+", default=["gpt3_175b", "llama3_70b", "mixtral_8x7b"])
     p.add_argument("--models", nargs="+", default=["loggops", "flow", "flow+reuse", "hybrid"], choices=list(MODELS))
     p.add_argument("--timeout", type=float, default=3600)
+    p.add_argument("--ranks", type=int, default=1, help="MPI ranks per run (mpirun -n)")
     a = p.parse_args()
+    if a.ranks < 1:
+        p.error("--ranks must be at least 1")
+    os.environ.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    launcher = ["mpirun", "-n", str(a.ranks), "--bind-to", "none"] if a.ranks > 1 else []
     for preset in a.presets:
         for model in a.models:
             try:
-                stdout, wall, rss = run_timed([a.collsim, "workload", preset, "--json", "--quiet"] + MODELS[model],
-                                              a.timeout)
+                stdout, wall, rss = run_timed(launcher + [a.collsim, "workload", preset, "--json", "--quiet"] +
+                                              MODELS[model], a.timeout)
             except subprocess.TimeoutExpired:
                 print(f"{preset:14s} {model:13s} not done after {a.timeout:.0f} s", flush=True)
                 continue
