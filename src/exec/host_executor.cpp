@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <tuple>
 
 #include "schedule_ops.hpp"
 #include "streamed_ops.hpp"
@@ -311,12 +312,18 @@ void HostExecutor<Store>::report_leftovers(std::vector<std::string>& blocked, st
     if (const std::uint64_t never = store_.never_reached(rt.rank))
       blocked.push_back("rank " + std::to_string(rt.rank) + ": " + std::to_string(never) +
                         " more op(s) never reached (their prerequisites never finished)");
-    rt.match.for_each_unexpected([&](std::uint32_t source, std::uint32_t tag, const Arrival& a) {
+    // By source and tag (each key's messages in arrival order), not in the hash table's order.
+    std::vector<std::tuple<std::uint32_t, std::uint32_t, const Arrival*>> left;
+    rt.match.for_each_unexpected(
+        [&](std::uint32_t source, std::uint32_t tag, const Arrival& a) { left.emplace_back(source, tag, &a); });
+    std::stable_sort(left.begin(), left.end(), [](const auto& x, const auto& y) {
+      return std::tie(std::get<0>(x), std::get<1>(x)) < std::tie(std::get<0>(y), std::get<1>(y));
+    });
+    for (const auto& [source, tag, a] : left)
       unmatched.push_back("rank " + std::to_string(rt.rank) + ": message from rank " + std::to_string(source) +
                           " tag " + std::to_string(tag) + " (" +
-                          (a.kind == Kind::Eager ? std::to_string(a.bytes) + " bytes, eager" : std::string("rendezvous")) +
+                          (a->kind == Kind::Eager ? std::to_string(a->bytes) + " bytes, eager" : std::string("rendezvous")) +
                           ") was never received");
-    });
   }
 }
 
