@@ -77,6 +77,27 @@ TEST(SteadyTrains, OneFlowArrivesAtTheExactPacketTimeInFewerUnits) {
   EXPECT_EQ(run.totals.packets_forwarded, 2u * (64 + 11 + 16) + 2u * 16);
 }
 
+TEST(SteadyTrains, ThroughQueuesALineRateFlowDrawsOneAck) {
+  // The same flow with the trains of --fast-forward contended: trains of 60 from its first
+  // packet (0, 60, 120, 180), one of the 4 packets 240..243, and the last packet alone. It
+  // neither adapts nor keeps a window, so only the ACK of its last packet is sent: it still
+  // ends at the closed form, and is acknowledged one ACK (64 B) and the path's latency later.
+  const topo::Topology t = testing::chain({ns(1000), ns(2000), ns(500)}, gbps(100));
+  const auto run = testing::run(t, contended_trains(), {{0, 1, 1'000'000, SimTime::zero()}});
+  const std::int64_t expected = 3'500'000 + 2 * 4160 * kPsPerByte + (244 * 4160 + 640) * kPsPerByte;
+  ASSERT_EQ(run.flows.size(), 1u);
+  EXPECT_EQ(run.flows[0].delivered.picoseconds(), expected);
+  EXPECT_EQ(run.flows[0].acked.picoseconds(), expected + 3 * 64 * kPsPerByte + 3'500'000);
+  EXPECT_EQ(run.totals.acks, 1u);
+  // With a congestion control that adapts, the ACKs it reads come back as before: one per
+  // 16 packets and the last.
+  FabricParams dcqcn = contended_trains();
+  dcqcn.cc = CongestionControlKind::Dcqcn;
+  const auto adapting = testing::run(t, dcqcn, {{0, 1, 1'000'000, SimTime::zero()}});
+  EXPECT_EQ(adapting.flows[0].delivered.picoseconds(), expected);
+  EXPECT_GT(adapting.totals.acks, 245u / 16);
+}
+
 TEST(SteadyTrains, TrainsIntoAFasterLinkKeepTheExactTime) {
   // h0 -100G-> s -400G-> h1. Alone, each packet leaves s 83.2 ns after it is in; the last one
   // (640 B) comes in 51.2 ns after the one before it and waits for it to leave. So the last
