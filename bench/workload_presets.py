@@ -57,8 +57,10 @@ def main():
     a = p.parse_args()
     if a.ranks < 1:
         p.error("--ranks must be at least 1")
-    os.environ.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    launcher = ["mpirun", "-n", str(a.ranks), "--bind-to", "none"] if a.ranks > 1 else []
+    launcher = []
+    if a.ranks > 1:
+        os.environ.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        launcher = ["mpirun", "-n", str(a.ranks), "--bind-to", "none"]
     for preset in a.presets:
         for model in a.models:
             try:

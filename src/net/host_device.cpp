@@ -464,12 +464,12 @@ void Host::receive_data(const Packet& p) {
   // reorders only by spreading a flow over paths, and there an ACK per packet would tell
   // the sender nothing (a cumulative ACK has nothing new to say) at twice the events.
   const bool gap = !in_order && !lossless_transport_;
-  const bool due = (p.flags & packet_flag::kAckLastOnly) ? complete : r.since_ack >= fp.ack_every;
+  const bool due = !(p.flags & packet_flag::kAckLastOnly) && r.since_ack >= fp.ack_every;
   if (due || complete || duplicate || gap || requested) {
     // The ACKs the packets of a train would have drawn go back as one unit of their size
     // (they take the reverse wire's time as they would); what is left over counts on.
     std::uint32_t acks = 1;
-    if (r.since_ack >= fp.ack_every && !(p.flags & packet_flag::kAckLastOnly)) {
+    if (due) {
       acks = r.since_ack / fp.ack_every;
       r.since_ack %= fp.ack_every;
       if (complete || duplicate || gap || requested) r.since_ack = 0;

@@ -33,8 +33,8 @@ inline constexpr std::uint8_t kQueued = 32;
 inline constexpr std::uint8_t kQueuedEcho = 64;
 // Trains through queues: the sender reads nothing from ACKs but the one that completes its
 // flow (it neither adapts its rate nor keeps a window, and the fabric loses nothing), so the
-// receiver acknowledges the last packet only. An ACK crossing the fabric per train cost some
-// 40 % of the events of a training step, to carry nothing the sender would use.
+// receiver acknowledges the last packet only. An ACK crossing the fabric per train was about
+// a third of the events of a training step, carrying nothing the sender would use.
 inline constexpr std::uint8_t kAckLastOnly = 128;
 }  // namespace packet_flag
 
