@@ -111,25 +111,47 @@ class RankProgram {
   }
 
   // Emits the next piece of this rank's program: one pipeline action (a forward or backward
-  // pass of one model chunk for one micro-batch), and last the remaining gradient buckets and
-  // the optimizer step. False when nothing is left. Each piece's ops wait for the compute or
-  // communication just before them, so that the pieces can be run as a stream.
+  // pass of one model chunk for one micro-batch), then the remaining gradient buckets and the
+  // optimizer step, and last (ZeRO-1/2) one all-gather of updated parameters per bucket. False
+  // when nothing is left. Each piece's ops wait for the compute or communication just before
+  // them, so that the pieces can be run as a stream.
   bool emit_next() {
     if (next_action_ < actions_.size()) {
       const PipelineAction& a = actions_[next_action_++];
       const std::uint32_t g = a.chunk * p_.pp + coords_.stage;
+      // The last action's full buckets wait for pieces of their own (see below).
+      defer_buckets_ = next_action_ == actions_.size() && p_.zero != DpSharding::Zero3;
       if (a.forward) {
         forward(g, a.micro_batch);
       } else {
         backward(g, a.micro_batch, a.micro_batch + 1 == micro_batches_);
       }
+      defer_buckets_ = false;
       return true;
     }
-    if (stepped_) return false;
-    flush_gradients(true);
-    optimizer_step();
-    stepped_ = true;
-    return true;
+    // The buckets the last backward pass filled, one collective per piece, in order: each
+    // waits for the one before on the DP stream, so that a stream holds one or two of them
+    // at a time, not every bucket's (with DP ranks in a ring, a bucket's collective is
+    // 2(DP - 1) messages per rank).
+    if (next_deferred_ < deferred_buckets_.size()) {
+      const DeferredBucket& b = deferred_buckets_[next_deferred_++];
+      side(Stream::DP, gradient_collective(), b.bytes, std::span<const LocalOp>(&b.after, b.after == kNoOp ? 0 : 1));
+      return true;
+    }
+    if (!stepped_) {
+      flush_gradients(true);
+      optimizer_step();
+      stepped_ = true;
+      return true;
+    }
+    // The same for the all-gathers of updated parameters.
+    if (next_gather_ < gathered_after_step_.size()) {
+      const std::vector<LocalOp> after{step_op_};
+      side(Stream::DP, collectives::Collective::Allgather,
+           gathered_after_step_[next_gather_++] * bytes_of(w_.model.dtype), after);
+      return true;
+    }
+    return false;
   }
 
  private:
@@ -463,7 +485,11 @@ class RankProgram {
     const std::vector<LocalOp> after = last_compute_ == kNoOp ? std::vector<LocalOp>{} : std::vector<LocalOp>{last_compute_};
     if (dense_bucket_ > 0 && (all || dense_bucket_ >= p_.bucket_bytes)) {
       if (p_.zero != DpSharding::None) gathered_after_step_.push_back(dense_bucket_ / bytes_of(p_.grad_dtype));
-      side(Stream::DP, gradient_collective(), dense_bucket_, after);
+      if (defer_buckets_) {
+        deferred_buckets_.push_back({dense_bucket_, last_compute_});
+      } else {
+        side(Stream::DP, gradient_collective(), dense_bucket_, after);
+      }
       dense_bucket_ = 0;
     }
     if (expert_bucket_ > 0 && (all || expert_bucket_ >= p_.bucket_bytes)) {
@@ -486,14 +512,10 @@ class RankProgram {
     if (p_.zero != DpSharding::None) params /= p_.dp;
     inputs_.insert(inputs_.end(), dp_tail_.begin(), dp_tail_.end());
     inputs_.insert(inputs_.end(), expert_dp_tail_.begin(), expert_dp_tail_.end());
-    const LocalOp step_op = compute({10.0 * static_cast<double>(params), 32.0 * static_cast<double>(params), 1});
-    // Sharded optimizers hand the updated parameters back to every DP rank (ZeRO-3 gathers
-    // them when a layer next needs them instead).
-    if (p_.zero == DpSharding::Zero1 || p_.zero == DpSharding::Zero2) {
-      const std::vector<LocalOp> after{step_op};
-      for (std::uint64_t params_in_bucket : gathered_after_step_)
-        side(Stream::DP, collectives::Collective::Allgather, params_in_bucket * bytes_of(w_.model.dtype), after);
-    }
+    step_op_ = compute({10.0 * static_cast<double>(params), 32.0 * static_cast<double>(params), 1});
+    // Sharded optimizers hand the updated parameters back to every DP rank, bucket by bucket
+    // (emit_next); ZeRO-3 gathers them when a layer next needs them instead.
+    if (p_.zero != DpSharding::Zero1 && p_.zero != DpSharding::Zero2) gathered_after_step_.clear();
   }
 
   const WorkloadSpec& w_;
@@ -519,6 +541,16 @@ class RankProgram {
   std::vector<LocalOp> expert_dp_tail_;
   std::uint64_t dense_bucket_ = 0, expert_bucket_ = 0;
   std::vector<std::uint64_t> gathered_after_step_;  // ZeRO-1/2: parameters per bucket
+  std::size_t next_gather_ = 0;                     // the next of them to all-gather
+  // Full DP buckets of the last action, reduced in pieces after it (emit_next).
+  struct DeferredBucket {
+    std::uint64_t bytes;
+    LocalOp after;  // the compute that filled it
+  };
+  std::vector<DeferredBucket> deferred_buckets_;
+  std::size_t next_deferred_ = 0;
+  bool defer_buckets_ = false;
+  LocalOp step_op_ = kNoOp;                         // the optimizer step's compute
   std::array<std::uint64_t, 6> counters_{};
   std::map<std::tuple<int, int, std::uint64_t>, collectives::Plan> plans_;
   std::map<std::tuple<int, int, std::uint64_t>, std::optional<Reused>> reused_plans_;
