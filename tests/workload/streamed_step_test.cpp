@@ -169,5 +169,21 @@ TEST(StreamedStep, HoldsAFractionOfALongStep) {
   EXPECT_LT(b.peak_live * 20, b.ops);
 }
 
+TEST(StreamedStep, HoldsAWideDpRingsBucketsOneOrTwoAtATime) {
+  // DP 16 in a ring, ZeRO-1, 32 layers whose gradients each fill a bucket: the one backward
+  // pass launches 34 reduce-scatters, and the optimizer step 34 all-gathers, each 15 steps of
+  // three or two ops per rank: most of the step's ops. Lowered with the pass and the step,
+  // all of them would be held at once; as pieces of their own, a couple at a time.
+  WorkloadSpec w = testing::tiny_transformer(1, 1, 16, 1);
+  w.model.transformer->layers = 32;
+  w.parallel.zero = DpSharding::Zero1;
+  w.parallel.bucket_bytes = 16 << 10;
+  const Outcome a = whole(w, {}, cluster_params());
+  const Outcome b = streamed(w, {}, cluster_params());
+  expect_same(a, b);
+  EXPECT_GT(a.totals.bytes_sent[0][static_cast<std::size_t>(Dimension::DP)], 0u);
+  EXPECT_LT(b.peak_live * 10, b.ops);
+}
+
 }  // namespace
 }  // namespace collsim::workload
