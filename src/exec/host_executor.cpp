@@ -85,7 +85,7 @@ void HostExecutor<Store>::use_cpu(net::Host& host, std::uint32_t slot, LocalOp o
       busy_ps = host_overhead_ps(params_, info.size);
       start_op(host, slot, op);
       break;
-    case OpKind::Recv: busy_ps = host_overhead_ps(params_, ranks_[slot].recv_bytes.at(op)); break;
+    case OpKind::Recv: busy_ps = host_overhead_ps(params_, *ranks_[slot].recv_bytes.find(op)); break;
   }
   set_timer(host, busy_ps, HostTimer{HostTimer::Kind::Cpu, slot, op});
 }
@@ -144,11 +144,11 @@ void HostExecutor<Store>::transmit(net::Host& host, std::uint32_t slot, LocalOp 
   const net::QueuePair qp = message_queue_pair(slot, dst, tag, info.nic);
   if (info.size <= params_.eager_limit_bytes) {
     const net::FlowId flow = host.start_flow(dst_host, info.size, 0, header(Kind::Eager, tag, slot, dst_slot), info.nic, qp);
-    sending_.emplace(flow, OpRef{slot, op});
+    sending_.set(flow, OpRef{slot, op});
   } else {
     const net::FlowId request =
         host.start_flow(dst_host, params_.control_bytes, 0, header(Kind::Request, tag, slot, dst_slot), info.nic, qp);
-    requests_.emplace(request, OpRef{slot, op});
+    requests_.set(request, OpRef{slot, op});
   }
 }
 
@@ -162,14 +162,14 @@ void HostExecutor<Store>::matched(net::Host& host, std::uint32_t slot, LocalOp r
   RankRuntime& rt = ranks_[slot];
   const OpInfo info = store_.op(rt.rank, recv);
   if (a.kind == Kind::Eager) {
-    rt.recv_bytes[recv] = a.bytes;
+    rt.recv_bytes.set(recv, a.bytes);
     want_cpu(host, slot, recv);
     return;
   }
   // A request: its size does not travel with it; the receive's own stands for it until the
   // data brings the real one (they are equal in every schedule the lowering makes).
-  rt.recv_bytes[recv] = info.size;
-  awaiting_data_[RequestKey{a.src_host, a.flow}] = OpRef{slot, recv};
+  rt.recv_bytes.set(recv, info.size);
+  awaiting_data_.set(request_key(a.src_host, a.flow), OpRef{slot, recv});
   host.start_flow(a.src_host, params_.control_bytes, 0,
                   header(Kind::ClearToSend, a.flow, slot, placement_.slot_of(a.sender)), info.nic,
                   message_queue_pair(slot, a.sender, a.tag, info.nic));
@@ -189,25 +189,21 @@ void HostExecutor<Store>::on_delivered(net::Host& host, const net::FlowEnd& end)
     }
     case Kind::ClearToSend: {
       // We are the sender: the header names our request.
-      const auto it = requests_.find(h.tag);
-      const OpRef send = it->second;
-      requests_.erase(it);
+      const OpRef send = requests_.take(h.tag);
       send_data(host, send.slot, send.op, end.src, h.tag);
       break;
     }
     case Kind::Data: {
-      const auto it = awaiting_data_.find(RequestKey{end.src, h.tag});
-      const OpRef recv = it->second;
-      awaiting_data_.erase(it);
+      const OpRef recv = awaiting_data_.take(request_key(end.src, h.tag));
       RankRuntime& rt = ranks_[recv.slot];
       if (scale_up_.reaches(end.src)) {
         // A notice: the data comes in over our port from now, after what it is taking in.
         const std::int64_t now = host.time().picoseconds();
-        const std::int64_t in = scale_up_.arrive(now, rt.recv_bytes.at(recv.op));
+        const std::int64_t in = scale_up_.arrive(now, *rt.recv_bytes.find(recv.op));
         set_timer(host, in - now, HostTimer{HostTimer::Kind::DataIn, recv.slot, recv.op});
         break;
       }
-      rt.recv_bytes[recv.op] = end.bytes;
+      rt.recv_bytes.set(recv.op, end.bytes);
       want_cpu(host, recv.slot, recv.op);
       break;
     }
@@ -224,7 +220,7 @@ void HostExecutor<Store>::send_data(net::Host& host, std::uint32_t slot, LocalOp
     const net::FlowId flow = host.start_flow(dst_host, info.size, 0,
                                              header(Kind::Data, request, slot, placement_.slot_of(info.peer)), info.nic,
                                              message_queue_pair(slot, info.peer, tag, info.nic));
-    sending_.emplace(flow, OpRef{slot, op});
+    sending_.set(flow, OpRef{slot, op});
     return;
   }
   // The notice goes as the data starts leaving.
@@ -262,9 +258,7 @@ void HostExecutor<Store>::on_acked(net::Host& host, const net::FlowEnd& end) {
   if (kind != Kind::Eager && kind != Kind::Data) return;
   if (kind == Kind::Data && scale_up_.reaches(end.dst)) return;  // a notice: SendDone finishes the send
   if (record_flows_) flow_starts_.push_back({end.src, end.dst, end.flow, end.bytes, end.start.picoseconds()});
-  const auto it = sending_.find(end.flow);
-  const OpRef send = it->second;
-  sending_.erase(it);
+  const OpRef send = sending_.take(end.flow);
   finish_op(host, send.slot, send.op);
   drain(host);
 }

@@ -12,9 +12,9 @@
 
 #include <cstdint>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
+#include "collsim/common/flat_map.hpp"
 #include "collsim/exec/dependency_tracker.hpp"
 #include "collsim/exec/execution.hpp"
 #include "collsim/exec/match_queue.hpp"
@@ -93,7 +93,7 @@ class HostExecutor final : public net::HostApp {
     goal::RankId rank;
     MatchQueue<goal::LocalOp, Arrival> match;
     RankCpus cpus;
-    std::unordered_map<goal::LocalOp, std::uint64_t> recv_bytes;  // matched receives: the message's size
+    common::FlatMap<std::uint64_t> recv_bytes{8};  // matched receives (by op): the message's size
     std::int64_t finish_ps = 0;
     std::uint64_t ops_done = 0, messages = 0, bytes = 0;
     std::uint64_t calcs = 0;  // calcs run so far (for params_.compute's draws)
@@ -103,16 +103,7 @@ class HostExecutor final : public net::HostApp {
     goal::LocalOp op;
   };
   // A rendezvous as its receiver knows it: the sender's host and its request's number.
-  struct RequestKey {
-    std::uint32_t host;
-    net::FlowId flow;
-    bool operator==(const RequestKey&) const = default;
-  };
-  struct RequestKeyHash {
-    std::size_t operator()(const RequestKey& k) const {
-      return std::hash<std::uint64_t>()((std::uint64_t{k.host} << 32) | k.flow);
-    }
-  };
+  static std::uint64_t request_key(std::uint32_t host, net::FlowId flow) { return (std::uint64_t{host} << 32) | flow; }
 
   net::MessageHeader header(Kind kind, std::uint32_t tag, std::uint32_t from_slot, std::uint32_t to_slot) const {
     net::MessageHeader h;
@@ -152,9 +143,9 @@ class HostExecutor final : public net::HostApp {
   TimerTable<HostTimer> timers_;
   // A send is named by its messages: its request until cleared to send, its eager or data
   // message until acknowledged.
-  std::unordered_map<net::FlowId, OpRef> requests_;
-  std::unordered_map<net::FlowId, OpRef> sending_;
-  std::unordered_map<RequestKey, OpRef, RequestKeyHash> awaiting_data_;  // rendezvous -> our receive
+  common::FlatMap<OpRef> requests_;
+  common::FlatMap<OpRef> sending_;
+  common::FlatMap<OpRef> awaiting_data_;  // rendezvous (request_key) -> our receive
   ScaleUpPort scale_up_;
 };
 

@@ -1,0 +1,64 @@
+#pragma once
+// A map from 64-bit keys to small values in one open-addressing array (OpenAddressing): for
+// the lookups an executor makes once or twice per message, where a node-based map allocated
+// and freed a node per entry. No iteration: nothing may depend on the order of its keys.
+
+#include <cassert>
+#include <cstdint>
+#include <utility>
+
+#include "collsim/common/open_addressing.hpp"
+
+namespace collsim::common {
+
+template <typename Value>
+class FlatMap {
+ public:
+  explicit FlatMap(std::size_t first_capacity = 16) : slots_(first_capacity) {}
+
+  std::size_t size() const { return slots_.size(); }
+  bool contains(std::uint64_t key) const { return slots_.find(key) != Table::kAbsent; }
+
+  // The value under `key`, or nullptr.
+  Value* find(std::uint64_t key) {
+    const std::size_t i = slots_.find(key);
+    return i == Table::kAbsent ? nullptr : &slots_[i].value;
+  }
+  const Value* find(std::uint64_t key) const {
+    const std::size_t i = slots_.find(key);
+    return i == Table::kAbsent ? nullptr : &slots_[i].value;
+  }
+
+  // Sets the value under `key`, whether it was there or not.
+  void set(std::uint64_t key, Value value) {
+    const std::size_t i = slots_.find_or_claim(key).first;
+    slots_[i].value = std::move(value);
+    slots_[i].used = true;
+  }
+
+  // Removes `key` and returns its value; `key` must be there.
+  Value take(std::uint64_t key) {
+    const std::size_t i = slots_.find(key);
+    assert(i != Table::kAbsent);
+    Value v = std::move(slots_[i].value);
+    slots_.erase_at(i);
+    return v;
+  }
+  // Removes `key` if it is there.
+  void erase(std::uint64_t key) {
+    const std::size_t i = slots_.find(key);
+    if (i != Table::kAbsent) slots_.erase_at(i);
+  }
+
+ private:
+  struct Slot {
+    std::uint64_t key = 0;
+    Value value{};
+    bool used = false;
+    bool occupied() const { return used; }
+  };
+  using Table = OpenAddressing<Slot>;
+  Table slots_;
+};
+
+}  // namespace collsim::common

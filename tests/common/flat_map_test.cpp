@@ -1,0 +1,73 @@
+// FlatMap against std::map: the same answers after the same random sets, takes and erases,
+// with keys dense (an executor's flow numbers) and spread (a host in the top 32 bits), through
+// growth and the backward shifts of erasure.
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <map>
+#include <random>
+
+#include "collsim/common/flat_map.hpp"
+
+namespace collsim::common {
+namespace {
+
+void run_against_std_map(std::uint64_t key_spread, std::uint32_t seed) {
+  FlatMap<std::uint64_t> table(2);
+  std::map<std::uint64_t, std::uint64_t> model;
+  std::mt19937_64 random(seed);
+  for (int step = 0; step < 20000; ++step) {
+    const std::uint64_t key = (random() % 512) * key_spread;
+    switch (random() % 4) {
+      case 0:
+      case 1: {
+        const std::uint64_t value = random();
+        table.set(key, value);
+        model[key] = value;
+        break;
+      }
+      case 2:
+        if (model.contains(key)) {
+          EXPECT_EQ(table.take(key), model[key]);
+          model.erase(key);
+        }
+        break;
+      case 3:
+        table.erase(key);
+        model.erase(key);
+        break;
+    }
+    ASSERT_EQ(table.size(), model.size());
+    const std::uint64_t probe = (random() % 512) * key_spread;
+    const std::uint64_t* found = table.find(probe);
+    ASSERT_EQ(found != nullptr, model.contains(probe));
+    if (found) {
+      ASSERT_EQ(*found, model.at(probe));
+    }
+  }
+  for (const auto& [key, value] : model) {
+    ASSERT_TRUE(table.contains(key));
+    EXPECT_EQ(*table.find(key), value);
+  }
+}
+
+TEST(FlatMap, AgreesWithAStdMapOnDenseKeys) { run_against_std_map(1, 1); }
+
+TEST(FlatMap, AgreesWithAStdMapOnKeysSpreadOverTheTopBits) { run_against_std_map(std::uint64_t{1} << 32, 2); }
+
+TEST(FlatMap, SetReplacesAndEraseOfAnAbsentKeyDoesNothing) {
+  FlatMap<int> table;
+  table.set(7, 1);
+  table.set(7, 2);
+  EXPECT_EQ(table.size(), 1u);
+  EXPECT_EQ(*table.find(7), 2);
+  table.erase(8);
+  EXPECT_EQ(table.size(), 1u);
+  EXPECT_EQ(table.take(7), 2);
+  EXPECT_EQ(table.find(7), nullptr);
+  EXPECT_EQ(table.size(), 0u);
+}
+
+}  // namespace
+}  // namespace collsim::common
