@@ -36,20 +36,21 @@ std::vector<double> capacities(const FabricContext& ctx, std::uint32_t domain) {
 
 FlowDomain::FlowDomain(const FabricContext& ctx, std::uint32_t domain)
     : ctx_(ctx), domain_(domain), rates_(capacities(ctx, domain)) {
+  index_of_slot_.assign(2 * ctx.topology.links().size(), kNotMine);
   for (topo::LinkId l = 0; l < ctx.topology.links().size(); ++l)
     if (ctx.domains->domain_of_link[l] == domain)
       for (std::uint64_t slot : {2ull * l, 2ull * l + 1}) {
-        index_of_slot_.emplace(slot, static_cast<std::uint32_t>(directions_.size()));
+        index_of_slot_[slot] = static_cast<std::uint32_t>(directions_.size());
         directions_.push_back({slot, 0, SimTime::zero(), SimTime::zero(), ctx.topology.link(l).bandwidth});
       }
 }
 
 std::uint32_t FlowDomain::direction_index(topo::LinkId link, topo::NodeId from) const {
-  const auto it = index_of_slot_.find(direction_slot(ctx_.topology, link, from));
-  if (it == index_of_slot_.end())
+  const std::uint32_t index = index_of_slot_[direction_slot(ctx_.topology, link, from)];
+  if (index == kNotMine)
     throw std::runtime_error("a flow-model message left its domain at '" + ctx_.topology.node(from).name +
                              "' (its path mixes flow and packet links)");
-  return it->second;
+  return index;
 }
 
 void FlowDomain::route(const FluidStart& s, std::vector<Hop>& hops) const {
@@ -160,11 +161,10 @@ void FlowDomain::on_start(const FluidStart& s) {
     m.ack_after_ps += wait;
     m.first_after_ps += wait;
   }
-  crossing_.emplace(message_key(s.src, s.flow), r);
+  crossing_.set(message_key(s.src, s.flow), r);
   if (s.after != kNoFlow) {
-    const auto before = crossing_.find(message_key(s.src, s.after));
-    if (before != crossing_.end()) {
-      messages_[before->second].behind = r;
+    if (const Ref* before = crossing_.find(message_key(s.src, s.after))) {
+      messages_[*before].behind = r;
       return;
     }
   }

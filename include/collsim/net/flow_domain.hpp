@@ -26,9 +26,9 @@
 #include <cstdint>
 #include <queue>
 #include <tuple>
-#include <unordered_map>
 #include <vector>
 
+#include "collsim/common/flat_map.hpp"
 #include "collsim/net/fabric_context.hpp"
 #include "collsim/net/fidelity.hpp"
 #include "collsim/net/max_min_rates.hpp"
@@ -139,13 +139,15 @@ class FlowDomain final : public pdes::LogicalProcess {
   const FabricContext& ctx_;
   std::uint32_t domain_;
   std::vector<LinkDirection> directions_;
-  std::unordered_map<std::uint64_t, std::uint32_t> index_of_slot_;
+  // By direction_slot: the index in directions_, or kNotMine for a link of another model.
+  static constexpr std::uint32_t kNotMine = 0xFFFFFFFFu;
+  std::vector<std::uint32_t> index_of_slot_;
   MaxMinRates rates_;
   std::vector<Message> messages_;
   std::vector<Ref> free_;
   std::vector<Ref> of_fluid_;   // by MaxMinRates flow index: the message
   // Messages not yet through their train, by (sender, id): what a queue pair waits for.
-  std::unordered_map<std::uint64_t, Ref> crossing_;
+  common::FlatMap<Ref> crossing_;
   using Due = std::tuple<std::int64_t, HostIndex, FlowId, Ref, std::uint32_t>;  // time, src, id, message, version
   std::priority_queue<Due, std::vector<Due>, std::greater<>> due_;
   SimTime wakeup_ = SimTime::infinity();  // the earliest wakeup pending
