@@ -146,6 +146,10 @@ FlowDomains flow_domains(const topo::Topology& t, const Fidelity& fidelity) {
     d.home.push_back(home);
     d.links_in.push_back(count);
   }
+  d.index_in_domain.assign(t.links().size(), 0);
+  std::vector<std::uint32_t> placed(d.size(), 0);
+  for (topo::LinkId l = 0; l < t.links().size(); ++l)
+    if (d.domain_of_link[l] != kNoDomain) d.index_in_domain[l] = placed[d.domain_of_link[l]]++;
   return d;
 }
 

@@ -36,21 +36,19 @@ std::vector<double> capacities(const FabricContext& ctx, std::uint32_t domain) {
 
 FlowDomain::FlowDomain(const FabricContext& ctx, std::uint32_t domain)
     : ctx_(ctx), domain_(domain), rates_(capacities(ctx, domain)) {
-  index_of_slot_.assign(2 * ctx.topology.links().size(), kNotMine);
+  // In link order, both directions of each (as FlowDomains::index_in_domain counts them).
   for (topo::LinkId l = 0; l < ctx.topology.links().size(); ++l)
     if (ctx.domains->domain_of_link[l] == domain)
       for (std::uint64_t slot : {2ull * l, 2ull * l + 1}) {
-        index_of_slot_[slot] = static_cast<std::uint32_t>(directions_.size());
         directions_.push_back({slot, 0, SimTime::zero(), SimTime::zero(), ctx.topology.link(l).bandwidth});
       }
 }
 
 std::uint32_t FlowDomain::direction_index(topo::LinkId link, topo::NodeId from) const {
-  const std::uint32_t index = index_of_slot_[direction_slot(ctx_.topology, link, from)];
-  if (index == kNotMine)
+  if (ctx_.domains->domain_of_link[link] != domain_)
     throw std::runtime_error("a flow-model message left its domain at '" + ctx_.topology.node(from).name +
                              "' (its path mixes flow and packet links)");
-  return index;
+  return 2 * ctx_.domains->index_in_domain[link] + (ctx_.topology.link(link).a == from ? 0 : 1);
 }
 
 void FlowDomain::route(const FluidStart& s, std::vector<Hop>& hops) const {

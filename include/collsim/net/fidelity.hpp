@@ -47,6 +47,9 @@ struct FlowDomains {
   std::vector<std::uint32_t> domain_of_link;  // by link: its domain, or kNoDomain for a packet link
   std::vector<topo::NodeId> home;             // by domain: the switch whose LP simulates it
   std::vector<std::uint32_t> links_in;        // by domain: how many links it has
+  // By flow link: its place among its domain's links, in link order (its directions are that
+  // domain's 2i and 2i + 1, the first leaving the link's end a).
+  std::vector<std::uint32_t> index_in_domain;
   std::size_t size() const { return home.size(); }
   bool empty() const { return home.empty(); }
 };

@@ -139,9 +139,6 @@ class FlowDomain final : public pdes::LogicalProcess {
   const FabricContext& ctx_;
   std::uint32_t domain_;
   std::vector<LinkDirection> directions_;
-  // By direction_slot: the index in directions_, or kNotMine for a link of another model.
-  static constexpr std::uint32_t kNotMine = 0xFFFFFFFFu;
-  std::vector<std::uint32_t> index_of_slot_;
   MaxMinRates rates_;
   std::vector<Message> messages_;
   std::vector<Ref> free_;
