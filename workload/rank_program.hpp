@@ -119,14 +119,11 @@ class RankProgram {
     if (next_action_ < actions_.size()) {
       const PipelineAction& a = actions_[next_action_++];
       const std::uint32_t g = a.chunk * p_.pp + coords_.stage;
-      // The last action's full buckets wait for pieces of their own (see below).
-      defer_buckets_ = next_action_ == actions_.size() && p_.zero != DpSharding::Zero3;
       if (a.forward) {
         forward(g, a.micro_batch);
       } else {
         backward(g, a.micro_batch, a.micro_batch + 1 == micro_batches_);
       }
-      defer_buckets_ = false;
       return true;
     }
     // The buckets the last backward pass filled, one collective per piece, in order: each
@@ -485,7 +482,9 @@ class RankProgram {
     const std::vector<LocalOp> after = last_compute_ == kNoOp ? std::vector<LocalOp>{} : std::vector<LocalOp>{last_compute_};
     if (dense_bucket_ > 0 && (all || dense_bucket_ >= p_.bucket_bytes)) {
       if (p_.zero != DpSharding::None) gathered_after_step_.push_back(dense_bucket_ / bytes_of(p_.grad_dtype));
-      if (defer_buckets_) {
+      // The last action's full buckets wait for pieces of their own (emit_next); not under
+      // ZeRO-3, whose parameter gathers share the DP stream.
+      if (!all && next_action_ == actions_.size() && p_.zero != DpSharding::Zero3) {
         deferred_buckets_.push_back({dense_bucket_, last_compute_});
       } else {
         side(Stream::DP, gradient_collective(), dense_bucket_, after);
@@ -549,7 +548,6 @@ class RankProgram {
   };
   std::vector<DeferredBucket> deferred_buckets_;
   std::size_t next_deferred_ = 0;
-  bool defer_buckets_ = false;
   LocalOp step_op_ = kNoOp;                         // the optimizer step's compute
   std::array<std::uint64_t, 6> counters_{};
   std::map<std::tuple<int, int, std::uint64_t>, collectives::Plan> plans_;
