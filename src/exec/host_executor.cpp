@@ -85,7 +85,7 @@ void HostExecutor<Store>::use_cpu(net::Host& host, std::uint32_t slot, LocalOp o
       busy_ps = host_overhead_ps(params_, info.size);
       start_op(host, slot, op);
       break;
-    case OpKind::Recv: busy_ps = host_overhead_ps(params_, *ranks_[slot].recv_bytes.find(op)); break;
+    case OpKind::Recv: busy_ps = host_overhead_ps(params_, ranks_[slot].recv_bytes.at(op)); break;
   }
   set_timer(host, busy_ps, HostTimer{HostTimer::Kind::Cpu, slot, op});
 }
@@ -199,7 +199,7 @@ void HostExecutor<Store>::on_delivered(net::Host& host, const net::FlowEnd& end)
       if (scale_up_.reaches(end.src)) {
         // A notice: the data comes in over our port from now, after what it is taking in.
         const std::int64_t now = host.time().picoseconds();
-        const std::int64_t in = scale_up_.arrive(now, *rt.recv_bytes.find(recv.op));
+        const std::int64_t in = scale_up_.arrive(now, rt.recv_bytes.at(recv.op));
         set_timer(host, in - now, HostTimer{HostTimer::Kind::DataIn, recv.slot, recv.op});
         break;
       }

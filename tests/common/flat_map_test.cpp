@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <random>
+#include <stdexcept>
 
 #include "collsim/common/flat_map.hpp"
 
@@ -64,6 +65,8 @@ TEST(FlatMap, SetReplacesAndEraseOfAnAbsentKeyDoesNothing) {
   EXPECT_EQ(*table.find(7), 2);
   table.erase(8);
   EXPECT_EQ(table.size(), 1u);
+  EXPECT_EQ(table.at(7), 2);
+  EXPECT_THROW(table.at(8), std::out_of_range);
   EXPECT_EQ(table.take(7), 2);
   EXPECT_EQ(table.find(7), nullptr);
   EXPECT_EQ(table.size(), 0u);

@@ -78,9 +78,8 @@ FlowRun closed_form_flow(const FabricParams& params) {
 // switch `forwarded` times in all.
 void expect_closed_form_units(const FabricParams& params, std::uint64_t acks, std::uint64_t forwarded) {
   const auto run = closed_form_flow(params);
-  if (!run.flows.empty()) {
-    EXPECT_EQ(run.flows[0].acked.picoseconds(), kClosedFormAcked);
-  }
+  ASSERT_EQ(run.flows.size(), 1u);
+  EXPECT_EQ(run.flows[0].acked.picoseconds(), kClosedFormAcked);
   EXPECT_EQ(run.totals.acks, acks);
   EXPECT_EQ(run.totals.packets_forwarded, forwarded);
 }

@@ -5,6 +5,8 @@
 
 #include <cassert>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "collsim/common/open_addressing.hpp"
@@ -27,6 +29,12 @@ class FlatMap {
   const Value* find(std::uint64_t key) const {
     const std::size_t i = slots_.find(key);
     return i == Table::kAbsent ? nullptr : &slots_[i].value;
+  }
+
+  // The value under `key`; throws std::out_of_range when it is not there.
+  const Value& at(std::uint64_t key) const {
+    if (const Value* v = find(key)) return *v;
+    throw std::out_of_range("FlatMap: no entry for key " + std::to_string(key));
   }
 
   // Sets the value under `key`, whether it was there or not.
