@@ -1,5 +1,6 @@
 #include "collsim/workload/step_lowering.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "rank_program.hpp"
@@ -32,13 +33,16 @@ class CountingStepSink final : public lowering::StepSink {
       : StepSink(bytes_sent), size_(size) {}
   void add_requires(goal::LocalOp, goal::LocalOp) override { ++size_.edges; }
   void add_irequires(goal::LocalOp, goal::LocalOp) override { ++size_.edges; }
+  std::uint64_t dp_ops() const { return dp_ops_; }
 
  private:
-  goal::LocalOp put(const goal::Op&, OpRole) override {
+  goal::LocalOp put(const goal::Op&, OpRole role) override {
     ++size_.ops;
+    if (role == OpRole::DP) ++dp_ops_;
     return next_op();
   }
   StepSize& size_;
+  std::uint64_t dp_ops_ = 0;
 };
 
 }  // namespace
@@ -55,10 +59,17 @@ StepSize estimate_step_size(const WorkloadSpec& w, const LoweringOptions& option
     std::uint64_t compute_ns = 0, reused = 0;
     CountingStepSink sink(bytes_sent, one);
     lowering::RankProgram program(w, costs, layout, options, layout.on_stage(0, stage), sink, compute_ns, reused);
+    std::uint64_t ops_before = 0, dp_before = 0, largest_dp = 0, largest_other = 0;
     while (program.emit_next()) {
+      const std::uint64_t dp = sink.dp_ops() - dp_before;
+      largest_dp = std::max(largest_dp, dp);
+      largest_other = std::max(largest_other, one.ops - ops_before - dp);
+      ops_before = one.ops;
+      dp_before = sink.dp_ops();
     }
     total.ops += one.ops * per_stage;
     total.edges += one.edges * per_stage;
+    total.largest_pieces_ops += (largest_dp + largest_other) * per_stage;
   }
   return total;
 }

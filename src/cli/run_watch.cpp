@@ -7,6 +7,7 @@
 #include <exception>
 #include <iostream>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
 
 #include "collsim/status/link_ranking.hpp"
@@ -20,6 +21,8 @@ namespace {
 constexpr double kPublishEvery_s = 0.1;
 // Measuring links is a pass over every port (and a gather under MPI): not more often than this.
 constexpr double kLinksEvery_s = 0.5;
+// A read of two small /proc files: cheap, but not for every progress call (every few ms).
+constexpr double kMemoryEvery_s = 0.5;
 
 double since(std::chrono::steady_clock::time_point t, std::chrono::steady_clock::time_point now) {
   return std::chrono::duration<double>(now - t).count();
@@ -119,9 +122,21 @@ void RunWatch::print(const pdes::RunProgress& p, bool last) {
 }
 
 void RunWatch::on_progress(const pdes::RunProgress& p) {
+  const auto now = Clock::now();
+  // Every rank watches its own machine: on a cluster, one that runs short ends the job.
+  if (since(last_memory_check_, now) >= kMemoryEvery_s) {
+    last_memory_check_ = now;
+    if (const std::optional<std::string> shortage = memory_.shortage()) {
+      std::ostringstream where;
+      where << "out of memory at sim " << sim_time_text(p.sim_time) << " with " << p.work_done << " " << work_name_;
+      if (work_total_ > 0) where << " of " << (estimated_ ? "about " : "") << work_total_;
+      throw std::runtime_error(where.str() + " done: " + *shortage +
+                               ". Run it on a machine with more memory, on several machines with mpirun, or in a "
+                               "faster fidelity (--network loggops holds the least)");
+    }
+  }
   if (!is_root_) return;
   last_ = p;
-  const auto now = Clock::now();
   if (server_ && since(last_publish_, now) >= kPublishEvery_s) {
     last_publish_ = now;
     publish(p, "running");

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "collsim/common/memory_budget.hpp"
 #include "collsim/pdes/run_monitor.hpp"
 #include "collsim/status/run_status.hpp"
 #include "collsim/out/run_results.hpp"
@@ -52,6 +53,8 @@ class RunWatch final : public pdes::RunMonitor {
   pdes::RunProgress swept_;  // what advance() added up
   Clock::time_point started_ = Clock::now();
 
+  common::MemoryGuard memory_;
+  Clock::time_point last_memory_check_{};  // the first progress call checks
   ObserveCliOptions options_;
   bool is_root_;
   std::uint32_t ranks_;

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "collsim/common/input_error.hpp"
+#include "collsim/common/memory_budget.hpp"
 #include "collsim/common/units.hpp"
 #include "collsim/config/preset_file.hpp"
 #include "collsim/energy/step_energy.hpp"
@@ -72,25 +73,15 @@ void check_fits(const workload::WorkloadSpec& w, const topo::Topology& t, const 
   }
 }
 
-// What the kernel would still give this process (MemAvailable), or nothing where unknown.
-std::optional<std::uint64_t> memory_available() {
-  std::ifstream meminfo("/proc/meminfo");
-  std::string key;
-  std::uint64_t kib = 0;
-  std::string unit;
-  while (meminfo >> key >> kib >> unit)
-    if (key == "MemAvailable:") return kib * 1024;
-  return std::nullopt;
-}
-
 // A whole step held in memory is refused before it is lowered when it cannot fit, rather than
 // killed by the kernel half-way. Bytes per op measured on llama3_70b (85 M ops) and the
 // 128-GPU gpt3_175b variant: the schedule and its roles ~41 (for -o), with a LogGOPS run ~108,
 // with a fabric run ~136; rounded up.
 void check_whole_step_fits(const workload::WorkloadSpec& w, const workload::LoweringOptions& lowering, bool simulate,
                            bool loggops, const std::string& file) {
-  const std::optional<std::uint64_t> available = memory_available();
-  if (!available) return;
+  const std::optional<common::MemoryState> memory = common::read_memory_state();
+  if (!memory) return;
+  const std::uint64_t available = memory->available;
   workload::StepSize size;
   try {
     size = workload::estimate_step_size(w, lowering);
@@ -100,19 +91,43 @@ void check_whole_step_fits(const workload::WorkloadSpec& w, const workload::Lowe
   const std::uint64_t per_op = !simulate ? 45 : loggops ? 115 : 145;
   const std::uint64_t needed = size.ops * per_op;
   logging::logger("workload").debug("the whole step: about {} ops and {} dependencies, {} bytes held, {} available",
-                                    size.ops, size.edges, needed, *available);
-  if (needed <= *available) return;
-  auto gb = [](std::uint64_t bytes) {
-    std::ostringstream s;
-    s << std::fixed << std::setprecision(1) << static_cast<double>(bytes) / 1e9 << " GB";
-    return s.str();
-  };
+                                    size.ops, size.edges, needed, available);
+  if (needed <= available) return;
+  const auto gb = common::memory_text;
   throw InputError::in_file(
       file, "the whole step is about " + std::to_string(size.ops / 1'000'000) + " M ops; held in memory" +
                 std::string(simulate ? " and simulated" : "") + " it needs about " + gb(needed) + " (" +
-                std::to_string(per_op) + " B per op), and this machine has " + gb(*available) +
+                std::to_string(per_op) + " B per op), and this machine has " + gb(available) +
                 " available. Simulate it streamed, as it is lowered (without -o, --ops, --hdf5 or --whole-step), "
                 "or make it smaller (fewer layers or micro-batches)");
+}
+
+// A streamed step holds a window of each rank's ops, not the whole step. How many at its peak
+// depends on how the run unfolds; measured on the presets, never less than half of every
+// rank's largest pieces (StepSize::largest_pieces_ops), at 189-270 B per op held with the
+// fabric and the executor. A step that needs more than the machine has even at that low count
+// is refused here; one that outgrows it later stops with an error (RunWatch). Under mpirun the
+// simulator ranks share the ops, on machines this cannot see: only the run's watch decides.
+std::string ops_text(std::uint64_t ops) {
+  return ops >= 10'000'000 ? std::to_string(ops / 1'000'000) + " M" : std::to_string(ops);
+}
+
+void check_streamed_step_fits(const workload::StepSize& size, std::uint32_t simulator_ranks, const std::string& file) {
+  constexpr std::uint64_t kBytesPerPieceOp = 100;  // half the pieces' ops, at 200 B each
+  const std::optional<common::MemoryState> memory = common::read_memory_state();
+  if (!memory || simulator_ranks > 1) return;
+  const std::uint64_t needed = size.largest_pieces_ops * kBytesPerPieceOp;
+  const std::uint64_t usable = memory->available - std::min(memory->available, common::memory_reserve(memory->total));
+  logging::logger("workload").debug("streamed: the ranks' largest pieces are {} ops, about {} bytes held at least, {} usable",
+                                    size.largest_pieces_ops, needed, usable);
+  if (needed <= usable) return;
+  throw InputError::in_file(
+      file, "streamed, the step holds at least about " + ops_text(size.largest_pieces_ops / 2) +
+                " ops at once (half of what the ranks' largest pieces hold, as measured on the presets), about " + common::memory_text(needed) + ", and this machine has " + common::memory_text(usable) +
+                " to give (" + common::memory_text(memory->available) + " available, less a reserve of " +
+                common::memory_text(common::memory_reserve(memory->total)) +
+                "). Run it on a machine with more memory, on several machines with mpirun, or make it smaller "
+                "(fewer GPUs, layers or micro-batches)");
 }
 
 std::string describe(const workload::WorkloadSpec& w, const workload::StepTotals& step) {
@@ -279,7 +294,14 @@ std::optional<bool> run_streamed(WorkloadOptions& o, const workload::WorkloadSpe
   if (parallel.is_root() && !o.sim.json) std::cout << "workload      " << description << "\n" << std::flush;
   // The step's ops are not known before it is lowered; one rank per pipeline stage, lowered
   // into a counter, gives about how many (exact when a stage's ranks differ only in peers).
-  const std::uint64_t about_ops = workload::estimate_step_size(w, lowering).ops;
+  workload::StepSize about;
+  try {
+    about = workload::estimate_step_size(w, lowering);
+  } catch (const std::invalid_argument& e) {
+    throw InputError::in_file(file, e.what());
+  }
+  check_streamed_step_fits(about, parallel.transport().size(), file);
+  const std::uint64_t about_ops = about.ops;
   const auto watch = std::make_unique<RunWatch>(o.sim.observe, parallel.is_root(), parallel.transport().size(),
                                                 fabric ? &t : nullptr, "ops", about_ops, true);
   workload::RoleTimelines timelines(stream->num_ranks());

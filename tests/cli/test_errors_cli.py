@@ -77,6 +77,20 @@ class Errors(unittest.TestCase):
         self.assertIn("calibrate", names)
         self.assertEqual(len(names), len([line for line in listing if line.strip()]), r.stdout)
 
+    def test_a_run_that_outgrows_the_machines_memory_stops_with_an_error(self):
+        # A machine with 300 MB left of 8 GB is below its reserve (400 MB): the first look at
+        # memory, at the first progress report, ends the run.
+        with tempfile.TemporaryDirectory() as d:
+            meminfo = os.path.join(d, "meminfo")
+            with open(meminfo, "w") as f:
+                f.write("MemTotal:        8000000 kB\nMemAvailable:     300000 kB\n")
+            r = subprocess.run([COLLSIM, "run", "--topology", "fat_tree_k8", "--coll", "allreduce", "--bytes", "16MiB"],
+                               capture_output=True, text=True, timeout=60, env=dict(os.environ, COLLSIM_MEMINFO=meminfo))
+            self.assertEqual(r.returncode, 1, r.stderr)
+            self.assertRegex(r.stderr, r"collsim: error: out of memory at sim [0-9.]+ us with [0-9]+ ops of 208154 done: "
+                                       r"this process holds [0-9]+ MB and the machine has 307 MB of its 8.2 GB left "
+                                       r"\(a run stops below 410 MB, before the kernel would kill it\)")
+
 
 if __name__ == "__main__":
     unittest.main()

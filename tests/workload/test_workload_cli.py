@@ -253,6 +253,20 @@ class Workload(unittest.TestCase):
             self.assertIn("GB available. Simulate it streamed", r.stderr)
             self.assertFalse(os.path.exists(goal))
 
+    def test_a_streamed_step_too_large_for_memory_is_refused_before_it_runs(self):
+        # llama3_405b's ranks' largest pieces: 56.5 M ops (28 M held at least, 5.6 GB at 100 B
+        # each); a machine with 3 GB available gives 3 - 0.4 (its reserve) = 2.6 GB.
+        meminfo = os.path.join(self.dir.name, "meminfo")
+        with open(meminfo, "w") as f:
+            f.write("MemTotal:        8000000 kB\nMemAvailable:    3000000 kB\n")
+        r = subprocess.run([COLLSIM, "workload", "llama3_405b", "--network", "loggops", "--fast-forward", "collectives"],
+                           capture_output=True, text=True, timeout=120, env=dict(ENV, COLLSIM_MEMINFO=meminfo))
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("llama3_405b.yaml: streamed, the step holds at least about 28 M ops at once", r.stderr)
+        self.assertIn("about 5.6 GB, and this machine has 2.7 GB to give (3.1 GB available, less a reserve of 410 MB)",
+                      r.stderr)
+        self.assertNotIn("progress", r.stderr)
+
     def test_the_files_fast_forward_is_a_default_the_command_line_replaces(self):
         path = self.with_cluster("reuse.yaml", "fast_forward: collectives")
         self.assertEqual(self.report(path)["fast_forward"], "collectives")

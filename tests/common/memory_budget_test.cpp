@@ -1,0 +1,87 @@
+#include "collsim/common/memory_budget.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace collsim::common {
+namespace {
+
+class MemoryFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("collsim_memory_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string write(const std::string& name, const std::string& text) {
+    const std::filesystem::path p = dir_ / name;
+    std::ofstream(p) << text;
+    return p.string();
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(MemoryFiles, ReadsTotalAvailableAndResidentPages) {
+  const std::string info = write("meminfo",
+                                 "MemTotal:       24000000 kB\n"
+                                 "MemFree:         1000000 kB\n"
+                                 "MemAvailable:    3000000 kB\n"
+                                 "HugePages_Total:       0\n");
+  const std::string statm = write("statm", "500000 250000 1000 10 0 240000 0\n");
+  const std::optional<MemoryState> m = read_memory_state(info, statm);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->total, 24000000ull * 1024);
+  EXPECT_EQ(m->available, 3000000ull * 1024);
+  EXPECT_EQ(m->resident, 250000ull * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE)));
+}
+
+TEST_F(MemoryFiles, SaysNothingWhereTheFilesDoNotSay) {
+  const std::string statm = write("statm", "500000 250000\n");
+  EXPECT_FALSE(read_memory_state(write("no_available", "MemTotal: 1000 kB\n"), statm).has_value());
+  EXPECT_FALSE(read_memory_state(write("garbled", "MemTotal: lots\nMemAvailable: 10 kB\n"), statm).has_value());
+  EXPECT_FALSE(read_memory_state((dir_ / "missing").string(), statm).has_value());
+  const std::string info = write("meminfo", "MemTotal: 1000 kB\nMemAvailable: 10 kB\n");
+  EXPECT_FALSE(read_memory_state(info, write("empty_statm", "")).has_value());
+}
+
+TEST(MemoryBudget, SaysGigabytesOrBelowOneMegabytes) {
+  EXPECT_EQ(memory_text(12'345'678'901ull), "12.3 GB");
+  EXPECT_EQ(memory_text(640'400'000ull), "640 MB");
+  EXPECT_EQ(memory_text(0), "0 MB");
+}
+
+TEST(MemoryBudget, ReservesATwentiethButAtLeast256MiB) {
+  EXPECT_EQ(memory_reserve(24ull << 30), (24ull << 30) / 20);
+  EXPECT_EQ(memory_reserve(2ull << 30), 256ull << 20);
+}
+
+TEST(MemoryBudget, TheGuardSpeaksOnlyBelowTheReserve) {
+  MemoryState m{20'000'000'000ull, 1'000'000'001ull, 17'500'000'000ull};  // reserve: 1.0 GB
+  const MemoryGuard guard([&m] { return std::optional<MemoryState>(m); });
+  EXPECT_FALSE(guard.shortage().has_value());
+  m.available = 900'000'000;
+  const std::optional<std::string> said = guard.shortage();
+  ASSERT_TRUE(said.has_value());
+  EXPECT_EQ(*said,
+            "this process holds 17.5 GB and the machine has 900 MB of its 20.0 GB left (a run stops below 1.0 GB, "
+            "before the kernel would kill it)");
+  const MemoryGuard blind([] { return std::optional<MemoryState>(); });
+  EXPECT_FALSE(blind.shortage().has_value());
+}
+
+TEST(MemoryBudget, ThisMachineIsReadable) {
+  const std::optional<MemoryState> m = read_memory_state();
+  if (!std::filesystem::exists("/proc/meminfo")) GTEST_SKIP() << "no /proc here";
+  ASSERT_TRUE(m.has_value());
+  EXPECT_GT(m->total, m->resident);
+  EXPECT_GT(m->resident, 0u);
+  EXPECT_LE(m->available, m->total);
+}
+
+}  // namespace
+}  // namespace collsim::common
