@@ -78,17 +78,16 @@ FlowId Host::start_flow(HostIndex dst, std::uint64_t bytes, std::uint8_t priorit
       ctx_.domains ? ctx_.domains->domain_of_link[ctx_.topology.ports(node_)[f.port].link] : kNoDomain;
   FlowId before = kNoFlow;
   if (!queue_pair.none()) {
-    const auto [tail, fresh] = queue_tail_.try_emplace(queue_pair, id);
-    if (!fresh) {
-      before = tail->second;
+    if (const FlowId* tail = queue_tail_.find(queue_pair)) {
+      before = *tail;
       // A flow that left was done: it sent everything.
-      Sender* earlier = sender(tail->second);
+      Sender* earlier = sender(before);
       if (domain == kNoDomain && earlier && (earlier->queued || earlier->highest_sent < earlier->packets)) {
         earlier->behind = id;
         f.queued = true;
       }
-      tail->second = id;
     }
+    queue_tail_.set(queue_pair, id);
   }
   if (domain != kNoDomain) {
     start_fluid(f, domain, before);
@@ -574,8 +573,8 @@ void Host::retire_done_flows() {
   while (!senders_.empty() && senders_.front().done && !senders_.front().active) {
     const Sender& f = senders_.front();
     if (!f.queue_pair.none()) {
-      const auto tail = queue_tail_.find(f.queue_pair);
-      if (tail != queue_tail_.end() && tail->second == f.id) queue_tail_.erase(tail);
+      const FlowId* tail = queue_tail_.find(f.queue_pair);
+      if (tail != nullptr && *tail == f.id) queue_tail_.erase(f.queue_pair);
     }
     senders_.pop_front();
     ++senders_base_;

@@ -72,5 +72,33 @@ TEST(FlatMap, SetReplacesAndEraseOfAnAbsentKeyDoesNothing) {
   EXPECT_EQ(table.size(), 0u);
 }
 
+// A key wider than 64 bits, whose folding collides on purpose: keys that fold alike must
+// still be told apart by the whole key.
+struct WideKey {
+  std::uint64_t hi = 0;
+  std::uint64_t lo = 0;
+  bool operator==(const WideKey&) const = default;
+};
+std::uint64_t key_bits(const WideKey& k) { return k.hi ^ k.lo; }
+
+TEST(FlatMap, TellsApartWideKeysThatFoldAlike) {
+  FlatMap<int, WideKey> table(2);
+  for (std::uint64_t i = 0; i < 64; ++i) table.set(WideKey{i, i}, static_cast<int>(i));  // all fold to 0
+  for (std::uint64_t i = 0; i < 64; ++i) table.set(WideKey{i, i + 1}, static_cast<int>(100 + i));
+  EXPECT_EQ(table.size(), 128u);
+  for (std::uint64_t i = 0; i < 64; i += 2) table.erase(WideKey{i, i});
+  EXPECT_EQ(table.size(), 96u);
+  for (std::uint64_t i = 0; i < 64; ++i) {
+    const int* same = table.find(WideKey{i, i});
+    if (i % 2 == 0) {
+      EXPECT_EQ(same, nullptr) << i;
+    } else {
+      ASSERT_NE(same, nullptr) << i;
+      EXPECT_EQ(*same, static_cast<int>(i));
+    }
+    EXPECT_EQ(table.at(WideKey{i, i + 1}), static_cast<int>(100 + i));
+  }
+}
+
 }  // namespace
 }  // namespace collsim::common

@@ -5,21 +5,26 @@
 // that no tombstones lengthen later probes. A node-based map costs a division and a node per
 // lookup, which is what the tables on hot paths replace.
 //
-// A Slot is default-constructible as empty and has `std::uint64_t key` and
-// `bool occupied() const`.
+// A Slot is default-constructible as empty and has a `key` and `bool occupied() const`. A key
+// is a 64-bit integer, or a type for which key_bits(key), found beside the type, folds it into
+// 64 bits (equal keys, equal bits).
 
 #include <bit>
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 namespace collsim::common {
 
+inline std::uint64_t key_bits(std::uint64_t key) { return key; }
+
 template <typename Slot>
 class OpenAddressing {
  public:
+  using Key = std::remove_cvref_t<decltype(std::declval<Slot&>().key)>;
   static constexpr std::size_t kAbsent = ~std::size_t{0};
 
   // `first_capacity` (a power of two, at least 2) is allocated at the first insertion.
@@ -30,7 +35,7 @@ class OpenAddressing {
   std::size_t size() const { return size_; }
 
   // The slot holding `key`, or kAbsent.
-  std::size_t find(std::uint64_t key) const {
+  std::size_t find(const Key& key) const {
     if (slots_.empty()) return kAbsent;
     for (std::size_t i = home(key);; i = (i + 1) & mask_) {
       if (!slots_[i].occupied()) return kAbsent;
@@ -40,7 +45,7 @@ class OpenAddressing {
 
   // The slot holding `key` and false, or an empty slot given `key` and true: the caller then
   // fills it (makes it occupied) before any other call.
-  std::pair<std::size_t, bool> find_or_claim(std::uint64_t key) {
+  std::pair<std::size_t, bool> find_or_claim(const Key& key) {
     if (2 * (size_ + 1) > slots_.size()) rehash(slots_.empty() ? first_capacity_ : 2 * slots_.size());
     std::size_t i = home(key);
     for (; slots_[i].occupied(); i = (i + 1) & mask_)
@@ -77,8 +82,8 @@ class OpenAddressing {
 
  private:
   // Fibonacci hashing, top bits: keys are often small consecutive numbers.
-  std::size_t home(std::uint64_t key) const {
-    return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> shift_);
+  std::size_t home(const Key& key) const {
+    return static_cast<std::size_t>((key_bits(key) * 0x9E3779B97F4A7C15ull) >> shift_);
   }
 
   void rehash(std::size_t capacity) {

@@ -12,9 +12,9 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
-#include <unordered_map>
 #include <vector>
 
+#include "collsim/common/flat_map.hpp"
 #include "collsim/net/congestion_control.hpp"
 #include "collsim/net/device.hpp"
 #include "collsim/net/flow_domain.hpp"
@@ -35,6 +35,8 @@ struct QueuePair {
   bool operator==(const QueuePair&) const = default;
   bool none() const { return hi == 0 && lo == 0; }
 };
+// For common::FlatMap: a queue pair's two words folded into one.
+inline std::uint64_t key_bits(const QueuePair& q) { return q.hi * 0x9E3779B97F4A7C15ull ^ q.lo; }
 
 struct FlowEnd {
   HostIndex src = 0;
@@ -283,10 +285,7 @@ class Host final : public Device {
   std::uint64_t last_receiver_key_ = ~std::uint64_t{0};
   Receiver* last_receiver_ = nullptr;
   Receiver& receiver_of(const Packet& p);
-  struct QueuePairHash {
-    std::size_t operator()(const QueuePair& q) const { return static_cast<std::size_t>(q.hi * 0x9E3779B97F4A7C15ull ^ q.lo); }
-  };
-  std::unordered_map<QueuePair, FlowId, QueuePairHash> queue_tail_;  // the last flow started on each
+  common::FlatMap<FlowId, QueuePair> queue_tail_;  // the last flow started on each
   HostStats stats_;
   bool one_wire_in_;  // every flow's packets reach this host over one wire (per-flow routing, or one port)
   std::uint32_t train_packets_;  // packets in a full train; 1: trains off
