@@ -131,8 +131,8 @@ void RunWatch::on_progress(const pdes::RunProgress& p) {
       where << "out of memory at sim " << sim_time_text(p.sim_time) << " with " << p.work_done << " " << work_name_;
       if (work_total_ > 0) where << " of " << (estimated_ ? "about " : "") << work_total_;
       throw std::runtime_error(where.str() + " done: " + *shortage +
-                               ". Run it on a machine with more memory, on several machines with mpirun, or in a "
-                               "faster fidelity (--network loggops holds the least)");
+                               ". Run it on a machine with more memory, on several machines with mpirun, or make it "
+                               "smaller");
     }
   }
   if (!is_root_) return;

@@ -7,10 +7,74 @@
 #include <fstream>
 #include <iomanip>
 #include <sstream>
+#include <vector>
 
 namespace collsim::common {
 
-std::optional<MemoryState> read_memory_state(const std::string& meminfo, const std::string& statm) {
+namespace {
+
+std::optional<std::uint64_t> read_number(const std::string& path) {
+  std::ifstream in(path);
+  std::uint64_t n = 0;
+  if (!(in >> n)) return std::nullopt;
+  return n;
+}
+
+// A key's value in a memory.stat file ("inactive_file 123").
+std::uint64_t stat_value(const std::string& path, const std::string& key) {
+  std::ifstream in(path);
+  std::string name;
+  std::uint64_t value = 0;
+  while (in >> name >> value)
+    if (name == key) return value;
+  return 0;
+}
+
+// The directory of this process's memory cgroup, from /proc/self/cgroup: the v2 line
+// ("0::/path") or the v1 memory controller's ("4:memory:/path"), where /sys/fs/cgroup shows
+// it; in a container that sees only its own cgroup, the mount's root.
+std::string own_cgroup_directory() {
+  std::ifstream in("/proc/self/cgroup");
+  std::string line;
+  std::vector<std::string> candidates;
+  while (std::getline(in, line)) {
+    const std::size_t first = line.find(':'), second = line.find(':', first + 1);
+    if (first == std::string::npos || second == std::string::npos) continue;
+    const std::string controllers = line.substr(first + 1, second - first - 1);
+    const std::string path = line.substr(second + 1);
+    if (controllers.empty()) {
+      candidates.push_back("/sys/fs/cgroup" + path);
+      candidates.emplace_back("/sys/fs/cgroup");
+    } else if (controllers == "memory") {
+      candidates.push_back("/sys/fs/cgroup/memory" + path);
+      candidates.emplace_back("/sys/fs/cgroup/memory");
+    }
+  }
+  for (const std::string& dir : candidates)
+    if (read_number(dir + "/memory.current") || read_number(dir + "/memory.usage_in_bytes")) return dir;
+  return "";
+}
+
+}  // namespace
+
+std::optional<CgroupMemory> read_cgroup_memory(const std::string& directory) {
+  // v1's "no limit" is the largest page-aligned signed 64-bit value; anything near it is none.
+  constexpr std::uint64_t kUnlimited = std::uint64_t{1} << 62;
+  if (const std::optional<std::uint64_t> current = read_number(directory + "/memory.current")) {
+    const std::optional<std::uint64_t> limit = read_number(directory + "/memory.max");  // "max": none
+    if (!limit || *limit >= kUnlimited) return std::nullopt;
+    const std::uint64_t cache = stat_value(directory + "/memory.stat", "inactive_file");
+    return CgroupMemory{*limit, *current - std::min(*current, cache)};
+  }
+  const std::optional<std::uint64_t> usage = read_number(directory + "/memory.usage_in_bytes");
+  const std::optional<std::uint64_t> limit = read_number(directory + "/memory.limit_in_bytes");
+  if (!usage || !limit || *limit >= kUnlimited) return std::nullopt;
+  const std::uint64_t cache = stat_value(directory + "/memory.stat", "total_inactive_file");
+  return CgroupMemory{*limit, *usage - std::min(*usage, cache)};
+}
+
+std::optional<MemoryState> read_memory_state(const std::string& meminfo, const std::string& statm,
+                                             const std::string& cgroup_directory) {
   std::ifstream info(meminfo);
   std::optional<std::uint64_t> total, available;
   std::string line;
@@ -26,12 +90,20 @@ std::optional<MemoryState> read_memory_state(const std::string& meminfo, const s
   std::uint64_t size = 0, resident = 0;
   if (!total || !available || !(pages >> size >> resident)) return std::nullopt;
   const long page = sysconf(_SC_PAGESIZE);
-  return MemoryState{*total, *available, resident * static_cast<std::uint64_t>(page > 0 ? page : 4096)};
+  MemoryState m{*total, *available, resident * static_cast<std::uint64_t>(page > 0 ? page : 4096)};
+  if (cgroup_directory.empty()) return m;
+  if (const std::optional<CgroupMemory> group = read_cgroup_memory(cgroup_directory); group && group->limit < m.total) {
+    m.total = group->limit;
+    m.available = std::min(m.available, group->limit - std::min(group->limit, group->used));
+  }
+  return m;
 }
 
 std::optional<MemoryState> read_memory_state() {
   const char* meminfo = std::getenv("COLLSIM_MEMINFO");
-  return read_memory_state(meminfo != nullptr && *meminfo != '\0' ? meminfo : "/proc/meminfo", "/proc/self/statm");
+  if (meminfo != nullptr && *meminfo != '\0') return read_memory_state(meminfo, "/proc/self/statm");
+  static const std::string cgroup = own_cgroup_directory();  // it does not move during a run
+  return read_memory_state("/proc/meminfo", "/proc/self/statm", cgroup);
 }
 
 std::uint64_t memory_reserve(std::uint64_t total) { return std::max<std::uint64_t>(total / 20, 256ull << 20); }

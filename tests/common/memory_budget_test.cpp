@@ -49,6 +49,51 @@ TEST_F(MemoryFiles, SaysNothingWhereTheFilesDoNotSay) {
   EXPECT_FALSE(read_memory_state(info, write("empty_statm", "")).has_value());
 }
 
+TEST_F(MemoryFiles, ACgroupLimitBelowTheMachinesIsItsMemory) {
+  const std::string info = write("meminfo", "MemTotal: 24000000 kB\nMemAvailable: 20000000 kB\n");
+  const std::string statm = write("statm", "1000 500\n");
+  // cgroup v2: 4 GB limit, 3.5 GB charged of which 0.5 GB inactive file cache.
+  std::filesystem::create_directories(dir_ / "v2");
+  write("v2/memory.max", "4000000000\n");
+  write("v2/memory.current", "3500000000\n");
+  write("v2/memory.stat", "anon 3000000000\nfile 500000000\ninactive_file 500000000\n");
+  const std::optional<MemoryState> v2 = read_memory_state(info, statm, (dir_ / "v2").string());
+  ASSERT_TRUE(v2.has_value());
+  EXPECT_EQ(v2->total, 4'000'000'000u);
+  EXPECT_EQ(v2->available, 1'000'000'000u);
+  // cgroup v1: the memory controller's files; total_inactive_file counts the hierarchy.
+  std::filesystem::create_directories(dir_ / "v1");
+  write("v1/memory.limit_in_bytes", "8000000000\n");
+  write("v1/memory.usage_in_bytes", "7000000000\n");
+  write("v1/memory.stat", "cache 10\ninactive_file 1\ntotal_inactive_file 2000000000\n");
+  const std::optional<MemoryState> v1 = read_memory_state(info, statm, (dir_ / "v1").string());
+  ASSERT_TRUE(v1.has_value());
+  EXPECT_EQ(v1->total, 8'000'000'000u);
+  EXPECT_EQ(v1->available, 3'000'000'000u);
+}
+
+TEST_F(MemoryFiles, ACgroupWithoutALimitChangesNothing) {
+  const std::string info = write("meminfo", "MemTotal: 24000000 kB\nMemAvailable: 20000000 kB\n");
+  const std::string statm = write("statm", "1000 500\n");
+  std::filesystem::create_directories(dir_ / "v2");
+  write("v2/memory.max", "max\n");
+  write("v2/memory.current", "3500000000\n");
+  std::filesystem::create_directories(dir_ / "v1");
+  write("v1/memory.limit_in_bytes", "9223372036854771712\n");
+  write("v1/memory.usage_in_bytes", "7000000000\n");
+  std::filesystem::create_directories(dir_ / "large");  // a limit above the machine's memory
+  write("large/memory.max", "64000000000\n");
+  write("large/memory.current", "1000000000\n");
+  for (const char* group : {"v2", "v1", "large", "absent"}) {
+    const std::optional<MemoryState> m = read_memory_state(info, statm, (dir_ / group).string());
+    ASSERT_TRUE(m.has_value()) << group;
+    EXPECT_EQ(m->total, 24000000ull * 1024) << group;
+    EXPECT_EQ(m->available, 20000000ull * 1024) << group;
+  }
+  EXPECT_FALSE(read_cgroup_memory((dir_ / "v2").string()).has_value());
+  EXPECT_FALSE(read_cgroup_memory((dir_ / "v1").string()).has_value());
+}
+
 TEST(MemoryBudget, SaysGigabytesOrBelowOneMegabytes) {
   EXPECT_EQ(memory_text(12'345'678'901ull), "12.3 GB");
   EXPECT_EQ(memory_text(640'400'000ull), "640 MB");

@@ -16,10 +16,25 @@ struct MemoryState {
   std::uint64_t resident = 0;   // this process's resident set
 };
 
-// Nothing where the files do not say (not Linux, or a format this does not know).
-std::optional<MemoryState> read_memory_state(const std::string& meminfo, const std::string& statm);
-// This machine's: /proc/meminfo, or the file COLLSIM_MEMINFO names (so that tests can play a
-// machine short of memory), and this process's /proc/self/statm.
+// A control group's memory limit and what its processes use of it, less the file cache the
+// kernel would reclaim before it killed anything.
+struct CgroupMemory {
+  std::uint64_t limit = 0;
+  std::uint64_t used = 0;
+};
+// From a cgroup v2 directory (memory.max, memory.current, memory.stat's inactive_file) or a
+// v1 memory controller's (memory.limit_in_bytes, memory.usage_in_bytes, memory.stat's
+// total_inactive_file). Nothing without a limit ("max", or the v1 "unlimited" value).
+std::optional<CgroupMemory> read_cgroup_memory(const std::string& directory);
+
+// Nothing where the files do not say (not Linux, or a format this does not know). Within a
+// cgroup whose limit is below what the machine has (a Slurm job, a container), the limit is
+// the memory and what is left under it the available.
+std::optional<MemoryState> read_memory_state(const std::string& meminfo, const std::string& statm,
+                                             const std::string& cgroup_directory = "");
+// This process's: /proc/meminfo, /proc/self/statm and its memory cgroup (from
+// /proc/self/cgroup). COLLSIM_MEMINFO names a file to read instead of /proc/meminfo, and then
+// no cgroup is read (so that tests can play a machine short of memory).
 std::optional<MemoryState> read_memory_state();
 
 // What a run leaves the machine: a twentieth of its memory, at least 256 MiB (the kernel's
