@@ -5,6 +5,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
+#include <utility>
+#include <vector>
 
 namespace collsim::common {
 namespace {
@@ -18,6 +21,17 @@ class MemoryFiles : public ::testing::Test {
     std::filesystem::create_directories(dir_);
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
+  // A cgroup directory `name` holding the given files; its path.
+  std::string cgroup(const std::string& name, std::initializer_list<std::pair<const char*, const char*>> files) {
+    std::filesystem::create_directories(dir_ / name);
+    for (const auto& [file, text] : files) write(name + "/" + file, text);
+    return (dir_ / name).string();
+  }
+  // The machine of the cgroup tests: 24 GB, 20 GB available.
+  std::optional<MemoryState> read_within(const std::string& group) {
+    return read_memory_state(write("meminfo", "MemTotal: 24000000 kB\nMemAvailable: 20000000 kB\n"),
+                             write("statm", "1000 500\n"), group);
+  }
   std::string write(const std::string& name, const std::string& text) {
     const std::filesystem::path p = dir_ / name;
     std::ofstream(p) << text;
@@ -50,48 +64,43 @@ TEST_F(MemoryFiles, SaysNothingWhereTheFilesDoNotSay) {
 }
 
 TEST_F(MemoryFiles, ACgroupLimitBelowTheMachinesIsItsMemory) {
-  const std::string info = write("meminfo", "MemTotal: 24000000 kB\nMemAvailable: 20000000 kB\n");
-  const std::string statm = write("statm", "1000 500\n");
-  // cgroup v2: 4 GB limit, 3.5 GB charged of which 0.5 GB inactive file cache.
-  std::filesystem::create_directories(dir_ / "v2");
-  write("v2/memory.max", "4000000000\n");
-  write("v2/memory.current", "3500000000\n");
-  write("v2/memory.stat", "anon 3000000000\nfile 500000000\ninactive_file 500000000\n");
-  const std::optional<MemoryState> v2 = read_memory_state(info, statm, (dir_ / "v2").string());
-  ASSERT_TRUE(v2.has_value());
-  EXPECT_EQ(v2->total, 4'000'000'000u);
-  EXPECT_EQ(v2->available, 1'000'000'000u);
-  // cgroup v1: the memory controller's files; total_inactive_file counts the hierarchy.
-  std::filesystem::create_directories(dir_ / "v1");
-  write("v1/memory.limit_in_bytes", "8000000000\n");
-  write("v1/memory.usage_in_bytes", "7000000000\n");
-  write("v1/memory.stat", "cache 10\ninactive_file 1\ntotal_inactive_file 2000000000\n");
-  const std::optional<MemoryState> v1 = read_memory_state(info, statm, (dir_ / "v1").string());
-  ASSERT_TRUE(v1.has_value());
-  EXPECT_EQ(v1->total, 8'000'000'000u);
-  EXPECT_EQ(v1->available, 3'000'000'000u);
+  struct Case {
+    std::string group;
+    std::uint64_t total, available;
+  };
+  const Case cases[] = {
+      // cgroup v2: 4 GB limit, 3.5 GB charged of which 0.5 GB inactive file cache.
+      {cgroup("v2", {{"memory.max", "4000000000\n"},
+                     {"memory.current", "3500000000\n"},
+                     {"memory.stat", "anon 3000000000\nfile 500000000\ninactive_file 500000000\n"}}),
+       4'000'000'000u, 1'000'000'000u},
+      // cgroup v1: the memory controller's files; total_inactive_file counts the hierarchy.
+      {cgroup("v1", {{"memory.limit_in_bytes", "8000000000\n"},
+                     {"memory.usage_in_bytes", "7000000000\n"},
+                     {"memory.stat", "cache 10\ninactive_file 1\ntotal_inactive_file 2000000000\n"}}),
+       8'000'000'000u, 3'000'000'000u}};
+  for (const Case& c : cases) {
+    const std::optional<MemoryState> m = read_within(c.group);
+    ASSERT_TRUE(m.has_value()) << c.group;
+    EXPECT_EQ(m->total, c.total) << c.group;
+    EXPECT_EQ(m->available, c.available) << c.group;
+  }
 }
 
 TEST_F(MemoryFiles, ACgroupWithoutALimitChangesNothing) {
-  const std::string info = write("meminfo", "MemTotal: 24000000 kB\nMemAvailable: 20000000 kB\n");
-  const std::string statm = write("statm", "1000 500\n");
-  std::filesystem::create_directories(dir_ / "v2");
-  write("v2/memory.max", "max\n");
-  write("v2/memory.current", "3500000000\n");
-  std::filesystem::create_directories(dir_ / "v1");
-  write("v1/memory.limit_in_bytes", "9223372036854771712\n");
-  write("v1/memory.usage_in_bytes", "7000000000\n");
-  std::filesystem::create_directories(dir_ / "large");  // a limit above the machine's memory
-  write("large/memory.max", "64000000000\n");
-  write("large/memory.current", "1000000000\n");
-  for (const char* group : {"v2", "v1", "large", "absent"}) {
-    const std::optional<MemoryState> m = read_memory_state(info, statm, (dir_ / group).string());
+  const std::vector<std::string> groups{
+      cgroup("v2", {{"memory.max", "max\n"}, {"memory.current", "3500000000\n"}}),
+      cgroup("v1", {{"memory.limit_in_bytes", "9223372036854771712\n"}, {"memory.usage_in_bytes", "7000000000\n"}}),
+      cgroup("large", {{"memory.max", "64000000000\n"}, {"memory.current", "1000000000\n"}}),  // above the machine's
+      (dir_ / "absent").string()};
+  for (const std::string& group : groups) {
+    const std::optional<MemoryState> m = read_within(group);
     ASSERT_TRUE(m.has_value()) << group;
     EXPECT_EQ(m->total, 24000000ull * 1024) << group;
     EXPECT_EQ(m->available, 20000000ull * 1024) << group;
   }
-  EXPECT_FALSE(read_cgroup_memory((dir_ / "v2").string()).has_value());
-  EXPECT_FALSE(read_cgroup_memory((dir_ / "v1").string()).has_value());
+  EXPECT_FALSE(read_cgroup_memory(groups[0]).has_value());
+  EXPECT_FALSE(read_cgroup_memory(groups[1]).has_value());
 }
 
 TEST(MemoryBudget, SaysGigabytesOrBelowOneMegabytes) {
