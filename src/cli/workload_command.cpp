@@ -102,16 +102,16 @@ void check_whole_step_fits(const workload::WorkloadSpec& w, const workload::Lowe
                 "or make it smaller (fewer layers or micro-batches)");
 }
 
+std::string ops_text(std::uint64_t ops) {
+  return ops >= 10'000'000 ? std::to_string(ops / 1'000'000) + " M" : std::to_string(ops);
+}
+
 // A streamed step holds a window of each rank's ops, not the whole step. How many at its peak
 // depends on how the run unfolds; measured on the presets, never less than half of every
 // rank's largest pieces (StepSize::largest_pieces_ops), at 189-270 B per op held with the
 // fabric and the executor. A step that needs more than the machine has even at that low count
 // is refused here; one that outgrows it later stops with an error (RunWatch). Under mpirun the
 // simulator ranks share the ops, on machines this cannot see: only the run's watch decides.
-std::string ops_text(std::uint64_t ops) {
-  return ops >= 10'000'000 ? std::to_string(ops / 1'000'000) + " M" : std::to_string(ops);
-}
-
 void check_streamed_step_fits(const workload::StepSize& size, std::uint32_t simulator_ranks, const std::string& file) {
   constexpr std::uint64_t kBytesPerPieceOp = 100;  // half the pieces' ops, at 200 B each
   const std::optional<common::MemoryState> memory = common::read_memory_state();
@@ -123,8 +123,9 @@ void check_streamed_step_fits(const workload::StepSize& size, std::uint32_t simu
   if (needed <= usable) return;
   throw InputError::in_file(
       file, "streamed, the step holds at least about " + ops_text(size.largest_pieces_ops / 2) +
-                " ops at once (half of what the ranks' largest pieces hold, as measured on the presets), about " + common::memory_text(needed) + ", and this machine has " + common::memory_text(usable) +
-                " to give (" + common::memory_text(memory->available) + " available, less a reserve of " +
+                " ops at once (half of what the ranks' largest pieces hold, as measured on the presets), about " +
+                common::memory_text(needed) + ", and this machine has " + common::memory_text(usable) + " to give (" +
+                common::memory_text(memory->available) + " available, less a reserve of " +
                 common::memory_text(common::memory_reserve(memory->total)) +
                 "). Run it on a machine with more memory, on several machines with mpirun, or make it smaller "
                 "(fewer GPUs, layers or micro-batches)");
