@@ -3,7 +3,8 @@
 16 micro-batches per DP replica) at DP 8, 16, ..., 128, i.e. 1,024 to 16,384 GPUs on
 h100_rail_2048, in a chosen network model (issue 29, point 3).
 
-Per size: wall time, peak RSS, ops lowered, the most ops held at once, the iteration, and the
+Per size: wall time, peak RSS, ops lowered, the most ops held at once and the low estimate of
+it that a step is refused on before it runs (peak_live_ops_floor), the iteration, and the
 memory per GPU and per op held; then how many GPUs this machine's memory would hold at the
 largest size's memory per GPU (an extrapolation from what was measured, said as such).
 
@@ -58,7 +59,7 @@ def main():
     p.add_argument("--model", default="loggops+reuse", choices=list(MODELS))
     p.add_argument("--timeout", type=float, default=7200)
     a = p.parse_args()
-    print(f"{'GPUs':>6} {'DP':>4} {'wall s':>8} {'peak GB':>8} {'ops':>8} {'held':>8} {'MB/GPU':>7} "
+    print(f"{'GPUs':>6} {'DP':>4} {'wall s':>8} {'peak GB':>8} {'ops':>8} {'held':>8} {'floor':>8} {'MB/GPU':>7} "
           f"{'B/held op':>9}  iteration", flush=True)
     largest = None
     with tempfile.TemporaryDirectory() as tmp:
@@ -72,6 +73,7 @@ def main():
             j = json.loads(stdout)
             gpus, held = j["gpus"], j["peak_live_ops"]
             print(f"{gpus:>6} {dp:>4} {wall:8.1f} {rss / 1e9:8.2f} {j['ops_total'] / 1e6:7.0f}M {held / 1e6:7.1f}M "
+                  f"{j['peak_live_ops_floor'] / 1e6:7.1f}M "
                   f"{rss / gpus / 1e6:7.2f} {rss / held:9.0f}  {j['iteration_ps'] / 1e9:.3f} ms"
                   + ("" if j["complete"] else "  INCOMPLETE"), flush=True)
             largest = (gpus, rss)

@@ -332,6 +332,7 @@ std::optional<bool> run_streamed(WorkloadOptions& o, const workload::WorkloadSpe
   j.update(report_json(w, stream->totals(), report));
   j.update(reuse_json(stream->totals(), alone));
   j["peak_live_ops"] = run->result.peak_live_ops;
+  j["peak_live_ops_floor"] = about.largest_pieces_ops / 2;  // what check_streamed_step_fits counted on
   std::optional<energy::StepEnergy> used;
   if (o.power) {
     used = step_energy(o, t, timelines, report, run->link_bytes);
