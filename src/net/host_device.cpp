@@ -78,7 +78,8 @@ FlowId Host::start_flow(HostIndex dst, std::uint64_t bytes, std::uint8_t priorit
       ctx_.domains ? ctx_.domains->domain_of_link[ctx_.topology.ports(node_)[f.port].link] : kNoDomain;
   FlowId before = kNoFlow;
   if (!queue_pair.none()) {
-    if (const FlowId* tail = queue_tail_.find(queue_pair)) {
+    const auto [tail, fresh] = queue_tail_.try_emplace(queue_pair, id);
+    if (!fresh) {
       before = *tail;
       // A flow that left was done: it sent everything.
       Sender* earlier = sender(before);
@@ -86,8 +87,8 @@ FlowId Host::start_flow(HostIndex dst, std::uint64_t bytes, std::uint8_t priorit
         earlier->behind = id;
         f.queued = true;
       }
+      *tail = id;
     }
-    queue_tail_.set(queue_pair, id);
   }
   if (domain != kNoDomain) {
     start_fluid(f, domain, before);

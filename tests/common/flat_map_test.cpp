@@ -67,6 +67,13 @@ TEST(FlatMap, SetReplacesAndEraseOfAnAbsentKeyDoesNothing) {
   EXPECT_EQ(table.size(), 1u);
   EXPECT_EQ(table.at(7), 2);
   EXPECT_THROW(table.at(8), std::out_of_range);
+  const auto [kept, fresh] = table.try_emplace(7, 5);  // there: left as it is
+  EXPECT_FALSE(fresh);
+  EXPECT_EQ(*kept, 2);
+  const auto [added, added_fresh] = table.try_emplace(9, 5);
+  EXPECT_TRUE(added_fresh);
+  EXPECT_EQ(*added, 5);
+  EXPECT_EQ(table.take(9), 5);
   EXPECT_EQ(table.take(7), 2);
   EXPECT_EQ(table.find(7), nullptr);
   EXPECT_EQ(table.size(), 0u);

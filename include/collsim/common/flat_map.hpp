@@ -45,6 +45,17 @@ class FlatMap {
     slots_[i].used = true;
   }
 
+  // The value under `key` and false, or `value` put under it and true (as
+  // std::unordered_map::try_emplace): one probe where find() then set() take two.
+  std::pair<Value*, bool> try_emplace(const Key& key, Value value) {
+    const auto [i, fresh] = slots_.find_or_claim(key);
+    if (fresh) {
+      slots_[i].value = std::move(value);
+      slots_[i].used = true;
+    }
+    return {&slots_[i].value, fresh};
+  }
+
   // Removes `key` and returns its value; `key` must be there.
   Value take(const Key& key) {
     const std::size_t i = slots_.find(key);
