@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <functional>
+#include <queue>
 #include <stdexcept>
 
 #include "collsim/logging/logging.hpp"
@@ -16,6 +18,44 @@ constexpr std::uint32_t kNotLocal = 0xFFFFFFFFu;
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 std::string lp_name(LpId lp) { return "LP " + std::to_string(lp); }
+
+// Per LP, the shortest chain of link latencies to an LP another rank owns (infinity when none
+// is reachable, or on one rank).
+std::vector<SimTime> distances_to_other_ranks(const LpGraph& graph, const Partition& partition, std::uint32_t rank) {
+  std::vector<SimTime> dist(graph.num_lps, SimTime::infinity());
+  if (partition.num_ranks <= 1) return dist;
+  bool any_other = false;
+  for (LpId lp = 0; lp < graph.num_lps; ++lp) any_other = any_other || partition.owner[lp] != rank;
+  if (!any_other) return dist;
+  if (graph.any_to_any) {
+    for (LpId lp = 0; lp < graph.num_lps; ++lp) dist[lp] = partition.owner[lp] == rank ? *graph.any_to_any : SimTime::zero();
+  }
+  std::vector<std::vector<std::pair<LpId, SimTime>>> next(graph.num_lps);
+  for (const auto& e : graph.edges) {
+    next[e.a].emplace_back(e.b, e.latency);
+    next[e.b].emplace_back(e.a, e.latency);
+  }
+  using Item = std::pair<SimTime, LpId>;
+  std::priority_queue<Item, std::vector<Item>, std::greater<>> open;
+  for (LpId lp = 0; lp < graph.num_lps; ++lp)
+    if (partition.owner[lp] != rank) {
+      dist[lp] = SimTime::zero();
+      open.emplace(SimTime::zero(), lp);
+    }
+  while (!open.empty()) {
+    const auto [d, lp] = open.top();
+    open.pop();
+    if (d > dist[lp]) continue;
+    for (const auto& [to, latency] : next[lp]) {
+      const SimTime via = d.saturating_add(latency);
+      if (via < dist[to]) {
+        dist[to] = via;
+        open.emplace(via, to);
+      }
+    }
+  }
+  return dist;
+}
 }  // namespace
 
 namespace detail {
@@ -40,6 +80,8 @@ LogicalProcess* local_lp(Engine& engine, LpId id) { return &engine.lp(id); }
 
 bool LogicalProcess::is_local(LpId other) const { return engine_->owns(other); }
 
+SimTime LogicalProcess::output_bound(const EventBody&, SimTime at) const { return at.saturating_add(distance_out_); }
+
 void LogicalProcess::report_bad_delay(SimTime delay) const {
   if (delay < SimTime::zero())
     throw SimulationError(lp_name(id_) + " scheduled an event for t=" + format_duration(now() + delay) +
@@ -56,11 +98,14 @@ Engine::Engine(const LpGraph& graph, Partition partition, Transport& transport, 
   check_partition(graph, partition_);
   lookahead_ = lookahead_of(graph, partition_);
   local_index_.assign(graph.num_lps, kNotLocal);
+  const std::vector<SimTime> distances = distances_to_other_ranks(graph, partition_, rank());
   for (LpId id = 0; id < graph.num_lps; ++id) {
     if (partition_.owner[id] != rank()) continue;
     local_index_[id] = static_cast<std::uint32_t>(local_ids_.size());
     local_ids_.push_back(id);
+    distance_out_.push_back(distances[id]);
   }
+  outputs_.assign(transport_.size(), SimTime::infinity());
   lps_.resize(local_ids_.size());
   if (options_.queue != QueueKind::Radix) other_queue_ = make_event_queue(options_.queue, pool_.keys());
   outbox_.resize(transport_.size());
@@ -81,10 +126,12 @@ void Engine::install(LpId id, std::unique_ptr<LogicalProcess> lp, const detail::
   lp->engine_ = this;
   lp->clock_ = &now_;
   lp->id_ = id;
+  lp->distance_out_ = distance_out_[local_index_[id]];
   lp->random_ = RandomStream(options_.seed, id);
   lp->handlers_ = handlers;
   lp->handler_count_ = handler_count;
   lp->class_tag_ = class_tag;
+  if (lp->has_state_output()) state_lps_.push_back(lp.get());
   slot = std::move(lp);
 }
 
@@ -104,13 +151,14 @@ void Engine::post(const EventKey& key, const EventBody& body) {
     push_local(key, body);
     return;
   }
-  // Another rank may already be past anything earlier than the end of this window.
-  if (key.time < window_end_)
+  // The other ranks may already be past anything earlier than this rank promised them.
+  if (key.time < promise_)
     fail(lp_name(key.source()) + " (rank " + std::to_string(rank()) + ") sent an event to " + lp_name(target) +
          " (rank " + std::to_string(partition_.owner[target]) + ") for t=" + format_duration(key.time) +
-         ", before the current window ends at t=" + format_duration(window_end_) + " (now t=" +
+         ", before t=" + format_duration(promise_) + ", the earliest this rank promised the others (now t=" +
          format_duration(now_) + ", lookahead " + format_duration(lookahead_) +
-         "): the delay is shorter than the latency declared between the two LPs");
+         "): the delay is shorter than the latency declared between the two LPs, or the LP's output_bound() "
+         "answered too late");
   outbox_[partition_.owner[target]].push_back({key, body});
   sent_min_ = std::min(sent_min_, key.time);
   ++stats_.remote_sent;
@@ -195,6 +243,70 @@ void Engine::report_local_progress() {
   if (monitor.wants_collective_point()) monitor.on_collective_point();
 }
 
+SimTime Engine::bound_of(const QueueEntry& entry) {
+  const EventBody& body = pool_[entry.ref];
+  if (body.handler == kChannelHandler) return channels_[body.lp_class]->output_bound(body, entry.time);
+  return lps_[local_index_[body.target]]->output_bound(body, entry.time);
+}
+
+SimTime Engine::output_bound(SimTime floor, SimTime cheap) {
+  if (scans_to_skip_ > 0) {
+    --scans_to_skip_;
+    return cheap;
+  }
+  // Stops as soon as the answer cannot beat the cheap bound.
+  SimTime bound = SimTime::infinity();
+  const auto take = [&](const QueueEntry& e) {
+    bound = std::min(bound, bound_of(e));
+    return bound > cheap;
+  };
+  if (other_queue_) {
+    other_queue_->visit(take);
+  } else {
+    queue_.for_each(take);
+  }
+  for (LogicalProcess* lp : state_lps_) {
+    if (bound <= cheap) break;
+    // Whatever it sends takes at least its distance to reach another rank.
+    if (floor.saturating_add(lp->distance_out_) >= bound) continue;
+    bound = std::min(bound, lp->state_output_bound(floor, bound));
+  }
+  if (bound <= cheap) {
+    scan_backoff_ = std::min<std::uint32_t>(2 * scan_backoff_ + 1, 63);
+    scans_to_skip_ = scan_backoff_;
+    return cheap;
+  }
+  scan_backoff_ = 0;
+  return bound;
+}
+
+SimTime Engine::horizon(SimTime sent) {
+  // outputs_[q]: what q's own pending work may make it send. What it may send in answer to
+  // another rank (to what that rank will send, or to what is in flight now) comes at least a
+  // lookahead later, and longer chains only later still.
+  SimTime first = SimTime::infinity(), second = SimTime::infinity();
+  std::uint32_t first_rank = 0;
+  for (std::uint32_t q = 0; q < outputs_.size(); ++q) {
+    if (outputs_[q] < first) {
+      second = first;
+      first = outputs_[q];
+      first_rank = q;
+    } else if (outputs_[q] < second) {
+      second = outputs_[q];
+    }
+  }
+  const SimTime answer_to_flight = sent.saturating_add(lookahead_);
+  const auto promise_of = [&](std::uint32_t q) {
+    const SimTime others = q == first_rank ? second : first;
+    return std::min({outputs_[q], answer_to_flight, others.saturating_add(lookahead_)});
+  };
+  promise_ = promise_of(rank());
+  SimTime end = SimTime::infinity();
+  for (std::uint32_t q = 0; q < outputs_.size(); ++q)
+    if (q != rank()) end = std::min(end, promise_of(q));
+  return end;
+}
+
 RunStats Engine::run() {
   for (std::size_t i = 0; i < lps_.size(); ++i)
     if (!lps_[i]) throw std::invalid_argument(lp_name(local_ids_[i]) + " is owned by rank " + std::to_string(rank()) +
@@ -221,17 +333,24 @@ RunStats Engine::run() {
     lp->start();
   }
   const SimTime stop = options_.end_time.saturating_add(SimTime::ps(1));
+  const bool parallel = transport_.size() > 1;
+  promise_ = SimTime::zero();
   for (;;) {
-    SimTime local_next = queue_empty() ? SimTime::infinity() : queue_top().time;
-    local_next = std::min(local_next, sent_min_);
+    const SimTime pending = queue_empty() ? SimTime::infinity() : queue_top().time;
+    WindowSummary mine;
+    mine.next = std::min(pending, sent_min_);
+    mine.events = stats_.events - events_before_window;
+    mine.sent = sent_min_;
+    // Everything this rank handles from now on is at or after the end of the window just
+    // processed (window_end_): what was pending is, and the others promised as much.
+    if (parallel) mine.output = output_bound(window_end_, pending.saturating_add(lookahead_));
     if (!piggyback.empty()) {
       totals[0] = stats_.events;
       totals[1] = monitor->work_done();
       totals[2] = monitor->wants_collective_point() ? 1 : 0;
     }
     const auto sync_started = Clock::now();
-    const WindowSummary agreed =
-        transport_.exchange(outbox_, {local_next, stats_.events - events_before_window}, inbox_, piggyback);
+    const WindowSummary agreed = transport_.exchange(outbox_, mine, inbox_, piggyback, outputs_);
     const SimTime global_next = agreed.next;
     sync_s += seconds_since(sync_started);
     critical_events += agreed.events;
@@ -247,7 +366,7 @@ RunStats Engine::run() {
       monitor->on_progress(p);
     }
     if (global_next.is_infinite() || global_next > options_.end_time) break;
-    window_end_ = std::min(global_next.saturating_add(lookahead_), stop);
+    window_end_ = std::min(parallel ? horizon(agreed.sent) : global_next.saturating_add(lookahead_), stop);
     ++windows;
     COLLSIM_TRACE_LOG("pdes", "window {} up to t={}", windows, format_duration(window_end_));
     // The default queue's type is known here (its calls go direct); the others are virtual.

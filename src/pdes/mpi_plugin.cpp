@@ -29,11 +29,15 @@ void check(int rc, const char* what) {
   }
 }
 
-// A window's record: the earliest pending time and the negated events of the window
-// (minimum: the busiest rank's), then counts (sum). The record is one element of its own
-// datatype: MPI may split a vector of elements between the steps of an all-reduce (Open MPI
-// does above some rank count), and a record's meaning depends on the position in it.
-constexpr int kMinimumSlots = 2;
+// A window's record: first the slots reduced by minimum, then those summed. Its first slot
+// says how many are minima (every rank writes the same count, which the minimum keeps): the
+// count itself, the earliest pending time, the negated events of the window (minimum: the
+// busiest rank's), the earliest event sent, then one promise per rank (each rank writes its
+// own and the largest value elsewhere); then message counts per destination and the caller's
+// sums. The record is one element of its own datatype: MPI may split a vector of elements
+// between the steps of an all-reduce (Open MPI does above some rank count), and a record's
+// meaning depends on the position in it.
+constexpr int kFixedMinimumSlots = 4;
 void min_then_sum(void* in, void* inout, int* len, MPI_Datatype* type) {
   int bytes = 0;
   MPI_Type_size(*type, &bytes);
@@ -41,8 +45,9 @@ void min_then_sum(void* in, void* inout, int* len, MPI_Datatype* type) {
   const auto* a = static_cast<const std::int64_t*>(in);
   auto* b = static_cast<std::int64_t*>(inout);
   for (int record = 0; record < *len; ++record, a += slots, b += slots) {
-    for (int i = 0; i < std::min(slots, kMinimumSlots); ++i) b[i] = std::min(a[i], b[i]);
-    for (int i = kMinimumSlots; i < slots; ++i) b[i] += a[i];
+    const int minima = static_cast<int>(std::min<std::int64_t>(a[0], slots));
+    for (int i = 0; i < minima; ++i) b[i] = std::min(a[i], b[i]);
+    for (int i = minima; i < slots; ++i) b[i] += a[i];
   }
 }
 
@@ -59,7 +64,8 @@ class MpiTransport final : public Transport {
     rank_ = static_cast<std::uint32_t>(r);
     size_ = static_cast<std::uint32_t>(s);
     check(MPI_Op_create(&min_then_sum, 1, &op_), "MPI_Op_create");
-    reduce_.resize(kMinimumSlots + size_);
+    minima_ = kFixedMinimumSlots + size_;
+    reduce_.resize(minima_ + size_);
   }
   ~MpiTransport() override {
     for (auto& [slots, type] : record_types_) MPI_Type_free(&type);
@@ -71,16 +77,19 @@ class MpiTransport final : public Transport {
   std::uint32_t size() const override { return size_; }
 
   WindowSummary exchange(std::vector<std::vector<RemoteEvent>>& outbox, WindowSummary mine,
-                         std::vector<RemoteEvent>& inbox, std::span<std::uint64_t> sums) override {
+                         std::vector<RemoteEvent>& inbox, std::span<std::uint64_t> sums,
+                         std::span<SimTime> outputs) override {
     // A rank is at most one exchange ahead of another, so two tags keep windows apart.
     const int tag = static_cast<int>(window_++ & 1);
     requests_.clear();
-    // Layout: earliest time, negated events, message count per destination rank, then the
-    // caller's sums.
-    const std::size_t first_sum = kMinimumSlots + size_;
+    const std::size_t counts = minima_, first_sum = minima_ + size_;
     reduce_.assign(first_sum + sums.size(), 0);
-    reduce_[0] = mine.next.picoseconds();
-    reduce_[1] = -static_cast<std::int64_t>(mine.events);
+    reduce_[0] = static_cast<std::int64_t>(minima_);
+    reduce_[1] = mine.next.picoseconds();
+    reduce_[2] = -static_cast<std::int64_t>(mine.events);
+    reduce_[3] = mine.sent.picoseconds();
+    for (std::uint32_t r = 0; r < size_; ++r)
+      reduce_[kFixedMinimumSlots + r] = r == rank_ ? mine.output.picoseconds() : SimTime::infinity().picoseconds();
     for (std::size_t i = 0; i < sums.size(); ++i) reduce_[first_sum + i] = static_cast<std::int64_t>(sums[i]);
     for (std::uint32_t r = 0; r < size_; ++r) {
       const auto& batch = outbox[r];
@@ -90,11 +99,11 @@ class MpiTransport final : public Transport {
         check(MPI_Isend(batch.data() + at, static_cast<int>(n * sizeof(RemoteEvent)), MPI_BYTE, static_cast<int>(r),
                         tag, comm_, &requests_.back()),
               "MPI_Isend");
-        ++reduce_[kMinimumSlots + r];
+        ++reduce_[counts + r];
       }
     }
     check(MPI_Allreduce(MPI_IN_PLACE, reduce_.data(), 1, record_type(reduce_.size()), op_, comm_), "MPI_Allreduce");
-    for (std::int64_t m = 0; m < reduce_[kMinimumSlots + rank_]; ++m) {
+    for (std::int64_t m = 0; m < reduce_[counts + rank_]; ++m) {
       MPI_Status status;
       check(MPI_Probe(MPI_ANY_SOURCE, tag, comm_, &status), "MPI_Probe");
       int bytes = 0;
@@ -106,7 +115,12 @@ class MpiTransport final : public Transport {
     check(MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
     for (auto& batch : outbox) batch.clear();
     for (std::size_t i = 0; i < sums.size(); ++i) sums[i] = static_cast<std::uint64_t>(reduce_[first_sum + i]);
-    return {SimTime::ps(reduce_[0]), static_cast<std::uint64_t>(-reduce_[1])};
+    for (std::uint32_t r = 0; r < size_ && r < outputs.size(); ++r) outputs[r] = SimTime::ps(reduce_[kFixedMinimumSlots + r]);
+    WindowSummary agreed;
+    agreed.next = SimTime::ps(reduce_[1]);
+    agreed.events = static_cast<std::uint64_t>(-reduce_[2]);
+    agreed.sent = SimTime::ps(reduce_[3]);
+    return agreed;
   }
 
   std::vector<std::byte> gather(std::span<const std::byte> mine) override {
@@ -159,6 +173,7 @@ class MpiTransport final : public Transport {
   std::uint32_t rank_ = 0;
   std::uint32_t size_ = 1;
   std::uint64_t window_ = 0;
+  std::size_t minima_ = kFixedMinimumSlots;
   std::vector<std::int64_t> reduce_;
   std::vector<std::pair<std::size_t, MPI_Datatype>> record_types_;
   std::vector<MPI_Request> requests_;

@@ -186,6 +186,9 @@ struct Blob {
 
 class Scripted final : public LogicalProcess {
  public:
+  Scripted() = default;
+  // An LP whose state promises nothing before `state_bound` (see state_output_bound).
+  explicit Scripted(SimTime state) : state_bound(state) {}
   void start() override {
     if (on_start) on_start(*this);
   }
@@ -195,6 +198,17 @@ class Scripted final : public LogicalProcess {
   }
   void mark(const Mark& m) { log.push_back("mark " + std::to_string(m.tag) + "@" + format_duration(now())); }
   void take(const Blob&) { log.push_back("blob@" + format_duration(now())); }
+
+  // Promises: by default the engine's (time plus distance to the other rank).
+  SimTime output_bound(const EventBody& event, SimTime at) const override {
+    return bound ? bound(event, at) : LogicalProcess::output_bound(event, at);
+  }
+  SimTime state_output_bound(SimTime floor, SimTime cap) const override {
+    floors.push_back(floor);
+    return std::min(cap, state_bound);
+  }
+  bool has_state_output() const override { return state_bound != SimTime::infinity(); }
+  SimTime distance() const { return distance_to_other_ranks(); }
 
   // schedule() and random() are for the LP itself; the scripts call them through these.
   template <auto Method>
@@ -208,6 +222,9 @@ class Scripted final : public LogicalProcess {
   RandomStream& stream() { return random(); }
 
   std::function<void(Scripted&)> on_start, on_poke;
+  std::function<SimTime(const EventBody&, SimTime)> bound;
+  SimTime state_bound = SimTime::infinity();  // set before installing
+  mutable std::vector<SimTime> floors;       // what state_output_bound() was asked
   std::vector<std::string> log;
   using Handlers = pdes::Handlers<&Scripted::poke, &Scripted::mark, &Scripted::take>;
 };
@@ -326,8 +343,10 @@ class RankZeroOfTwo final : public Transport {
   std::uint32_t rank() const override { return 0; }
   std::uint32_t size() const override { return 2; }
   WindowSummary exchange(std::vector<std::vector<RemoteEvent>>& outbox, WindowSummary mine,
-                         std::vector<RemoteEvent>& inbox, std::span<std::uint64_t>) override {
+                         std::vector<RemoteEvent>& inbox, std::span<std::uint64_t>,
+                         std::span<SimTime> outputs) override {
     const SimTime local_next = mine.next;
+    outputs_offered.push_back(mine.output);
     window_events.push_back(mine.events);
     EXPECT_EQ(outbox.size(), 2u);
     EXPECT_TRUE(outbox[0].empty()) << "an event for this rank went through the outbox";
@@ -341,9 +360,25 @@ class RankZeroOfTwo final : public Transport {
         next = std::min(next, ev.key.time);
       }
     }
+    // "Rank 1" promises what the script says, or else the earliest it sends next.
+    SimTime theirs_output = SimTime::infinity();
+    if (exchanges_ < rank_one_outputs.size()) {
+      theirs_output = rank_one_outputs[exchanges_];
+    } else if (exchanges_ + 1 < script.size()) {
+      for (const RemoteEvent& ev : script[exchanges_ + 1]) theirs_output = std::min(theirs_output, ev.key.time);
+    }
+    SimTime sent_any = mine.sent;
+    if (exchanges_ < script.size())
+      for (const RemoteEvent& ev : script[exchanges_]) sent_any = std::min(sent_any, ev.key.time);
+    outputs[0] = mine.output;
+    outputs[1] = theirs_output;
     ++exchanges_;
     const std::uint64_t theirs = exchanges_ <= rank_one_events.size() ? rank_one_events[exchanges_ - 1] : 0;
-    return {next, std::max(mine.events, theirs)};
+    WindowSummary agreed;
+    agreed.next = next;
+    agreed.events = std::max(mine.events, theirs);
+    agreed.sent = sent_any;
+    return agreed;
   }
   std::vector<std::byte> gather(std::span<const std::byte> mine) override { return {mine.begin(), mine.end()}; }
   void max_all(std::span<double>) override {}
@@ -356,6 +391,8 @@ class RankZeroOfTwo final : public Transport {
   std::vector<std::vector<RemoteEvent>> script;       // what "rank 1" sends, per exchange
   std::vector<std::uint64_t> window_events;           // what the engine reported, per exchange
   std::vector<std::uint64_t> rank_one_events;         // what "rank 1" processed, per exchange
+  std::vector<SimTime> rank_one_outputs;              // what "rank 1" promised, per exchange
+  std::vector<SimTime> outputs_offered;               // what the engine promised, per exchange
 
  private:
   std::size_t exchanges_ = 0;
@@ -417,8 +454,8 @@ TEST(TwoRanks, EventInsideTheLookaheadIsRefused) {
   lp.on_start = [](Scripted& self) { self.send<&Scripted::poke>(0, SimTime::ns(50)); };
   lp.on_poke = [](Scripted& self) { self.send<&Scripted::mark>(1, SimTime::ns(100) - SimTime::ps(1), Mark{0, 0, 0}); };
   expect_error<SimulationError>([&] { engine.run(); },
-                                {"LP 0 (rank 0)", "LP 1 (rank 1)", "t=149.999ns", "window ends at t=150ns",
-                                 "now t=50ns", "lookahead 100ns"});
+                                {"LP 0 (rank 0)", "LP 1 (rank 1)", "t=149.999ns", "before t=150ns",
+                                 "earliest this rank promised", "now t=50ns", "lookahead 100ns"});
   EXPECT_TRUE(transport.sent.empty());
 }
 
@@ -481,14 +518,109 @@ TEST(TwoRanks, ReceivedEventsAreChecked) {
     expect_error<SimulationError>([&] { engine.run(); }, {"rank 0 received an event for LP 1", "does not own"});
   }
   {
-    // Inside the window just processed, [50, 150) ns: rank 1 broke the lookahead.
+    // "Rank 1" promised 500 ns, so rank 0's window was [50, 250) ns (its own poke at 50 ns
+    // may reach rank 1 at 150 ns, and rank 1 answer at 250 ns); then rank 1 broke its promise.
     RankZeroOfTwo transport;
     transport.script = {{}, {remote_mark(SimTime::ns(120), 0, 0, 0)}};
+    transport.rank_one_outputs = {SimTime::ns(500)};
     Engine engine(linked_pair(SimTime::ns(100)), kSplit, transport);
     auto& lp = engine.emplace<Scripted>(0);
     lp.on_start = [](Scripted& self) { self.send<&Scripted::poke>(0, SimTime::ns(50)); };
-    expect_error<SimulationError>([&] { engine.run(); }, {"at t=120ns", "window just processed (t=150ns)"});
+    expect_error<SimulationError>([&] { engine.run(); }, {"at t=120ns", "window just processed (t=250ns)"});
   }
+}
+
+// ---------------------------------------------------------------------------------------
+// Promises: how far a rank's window reaches when the LPs can tell that their pending work
+// stays on their rank for a while.
+
+// Three LPs in a line, 0 -- 1 -- 2, with 100 ns and 300 ns links; LPs 0 and 1 on rank 0.
+LpGraph line_of_three() {
+  LpGraph g;
+  g.num_lps = 3;
+  g.edges = {{0, 1, SimTime::ns(300)}, {1, 2, SimTime::ns(100)}};
+  return g;
+}
+const Partition kTwoThenOne{2, {0, 0, 1}};
+
+TEST(Promises, AnLpFartherFromTheCutPromisesLater) {
+  // LP 0's poke at 50 ns could reach rank 1 no sooner than 50 + 300 + 100 ns; rank 1 has
+  // nothing pending and promises nothing, so it could answer at 450 + 100 ns at the earliest:
+  // rank 0's window runs to 550 ns, not to 50 + 100 ns.
+  RankZeroOfTwo transport;
+  Engine engine(line_of_three(), kTwoThenOne, transport);
+  auto& far = engine.emplace<Scripted>(0);
+  auto& near = engine.emplace<Scripted>(1);
+  EXPECT_EQ(far.distance(), SimTime::ns(400));
+  EXPECT_EQ(near.distance(), SimTime::ns(100));
+  far.on_start = [](Scripted& self) {
+    self.send<&Scripted::poke>(0, SimTime::ns(50));
+    self.send<&Scripted::poke>(0, SimTime::ns(520));
+    self.send<&Scripted::poke>(0, SimTime::ns(560));
+  };
+  const RunStats stats = engine.run();
+  ASSERT_GE(transport.outputs_offered.size(), 2u);
+  EXPECT_EQ(transport.outputs_offered[0], SimTime::ns(450));
+  // The first window took the pokes at 50 and 520 ns, the second the one at 560 ns.
+  EXPECT_EQ(stats.windows, 2u);
+  EXPECT_EQ(far.log, (std::vector<std::string>{"poke@50ns", "poke@520ns", "poke@560ns"}));
+}
+
+TEST(Promises, AnEventTheLpCoversAnswersInfinityAndItsStateIsAsked) {
+  // LP 1's pending poke is covered by its state, which says nothing leaves before 2 us:
+  // rank 0 promises 2 us and may run to 2.1 us.
+  RankZeroOfTwo transport;
+  Engine engine(line_of_three(), kTwoThenOne, transport);
+  engine.emplace<Scripted>(0);
+  auto& lp = engine.emplace<Scripted>(1, SimTime::us(2));
+  lp.bound = [](const EventBody& event, SimTime) {
+    EXPECT_TRUE(calls<&Scripted::poke>(event));
+    return SimTime::infinity();
+  };
+  lp.on_start = [](Scripted& self) { self.send<&Scripted::poke>(1, SimTime::ns(50)); };
+  const RunStats stats = engine.run();
+  ASSERT_GE(transport.outputs_offered.size(), 1u);
+  EXPECT_EQ(transport.outputs_offered[0], SimTime::us(2));
+  // Asked before the first window only: after it nothing is pending, and a state changes only
+  // through events.
+  EXPECT_EQ(lp.floors, (std::vector<SimTime>{SimTime::zero()}));
+  EXPECT_EQ(stats.windows, 1u);
+}
+
+TEST(Promises, ABrokenPromiseIsAnError) {
+  // The same, but the poke sends to rank 1 at once (100 ns later): the state's 2 us was wrong.
+  RankZeroOfTwo transport;
+  Engine engine(line_of_three(), kTwoThenOne, transport);
+  engine.emplace<Scripted>(0);
+  auto& lp = engine.emplace<Scripted>(1, SimTime::us(2));
+  lp.bound = [](const EventBody&, SimTime) { return SimTime::infinity(); };
+  lp.on_start = [](Scripted& self) { self.send<&Scripted::poke>(1, SimTime::ns(50)); };
+  lp.on_poke = [](Scripted& self) { self.send<&Scripted::mark>(2, SimTime::ns(100), Mark{0, 0, 0}); };
+  expect_error<SimulationError>([&] { engine.run(); },
+                                {"LP 1 (rank 0) sent an event to LP 2 (rank 1) for t=150ns", "before t=2us",
+                                 "output_bound() answered too late"});
+}
+
+TEST(Promises, WithoutAGainTheEventsAreReadLessOften) {
+  // A pending event whose bound is no better than the cheap one: the engine backs off and
+  // offers the cheap bound without asking, one window in two, then three in four...
+  RankZeroOfTwo transport;
+  Engine engine(line_of_three(), kTwoThenOne, transport);
+  engine.emplace<Scripted>(0);
+  auto& lp = engine.emplace<Scripted>(1);
+  int asked = 0;
+  lp.bound = [&asked](const EventBody&, SimTime at) {
+    ++asked;
+    return at + SimTime::ns(100);
+  };
+  lp.on_start = [](Scripted& self) {
+    for (int k = 0; k < 20; ++k) self.send<&Scripted::poke>(1, SimTime::ns(50 + 200 * k));
+  };
+  engine.run();
+  EXPECT_EQ(transport.outputs_offered.size(), 21u);
+  // Asked before windows 1, 3, 7 and 15 (skipping 1, 3, then 7 windows); each time it reads
+  // one event and stops, as that one already equals the cheap bound.
+  EXPECT_EQ(asked, 4);
 }
 
 // ---------------------------------------------------------------------------------------

@@ -19,6 +19,12 @@ class CalendarQueue final : public EventQueue {
   void pop() override;
   std::size_t size() const override { return size_; }
   std::string_view name() const override { return "calendar queue"; }
+  bool visit(const std::function<bool(const QueueEntry&)>& f) const override {
+    for (const auto& bucket : buckets_)
+      for (const QueueEntry& e : bucket)
+        if (!f(e)) return false;
+    return true;
+  }
 
  private:
   std::size_t bucket_of(SimTime t) const {

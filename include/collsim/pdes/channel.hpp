@@ -26,6 +26,9 @@ class ChannelBase {
   virtual ~ChannelBase() = default;
   // The engine calls this when the head delivery is due.
   virtual void deliver_head() = 0;
+  // The receiver's LogicalProcess::output_bound() for a waiting delivery (its body as the
+  // channel stored it) handled at `at`.
+  virtual SimTime output_bound(const EventBody& delivery, SimTime at) = 0;
 };
 
 namespace detail {
@@ -120,6 +123,14 @@ class Channel final : public ChannelBase {
       queue_head();
       (receiver_->*Method)(payload);
     }
+  }
+
+  SimTime output_bound(const EventBody& delivery, SimTime at) override {
+    if (receiver_ == nullptr) receiver_ = static_cast<Receiver*>(detail::local_lp(*engine_, receiver_id_));
+    EventBody event = delivery;
+    event.lp_class = detail::class_tag<Receiver>;
+    event.handler = static_cast<std::uint32_t>(detail::index_in<Method>(typename Receiver::Handlers{}));
+    return receiver_->output_bound(event, at);
   }
 
  private:

@@ -2,10 +2,21 @@
 // The engine of one rank: its LPs, its pending events, and the loop that processes them in
 // synchronous windows with the other ranks.
 //
-// A run is conservative: a window ends at (earliest pending time anywhere) + lookahead, and
-// no event can reach another rank earlier than that, so no rank ever has to undo work.
-// With one rank there is a single window. Several engines may live in one process (each with
-// its own transport); nothing is global.
+// A run is conservative: no rank ever has to undo work. At the end of each window every rank
+// promises the earliest time at which it may send another rank anything (its *output bound*),
+// and each rank's next window ends where the promises of the others begin. A rank's promise is
+// the earliest of
+//   - what its pending events may lead to: for each, LogicalProcess::output_bound() of the LP
+//     it is for (by default its time plus the LP's distance in link latencies to another rank;
+//     never sooner than the earliest pending time plus the lookahead, the smallest latency of
+//     a cut link), and what the state of LPs with has_state_output() may lead to;
+//   - what the events in flight between ranks may lead to: the earliest of them plus the
+//     lookahead;
+//   - what the others' sends may make it answer: their promises plus the lookahead.
+// So where the model can tell that a rank's pending work stays inside it for a while (a host
+// computing before it sends), windows reach that far instead of one lookahead. A promise a
+// rank then breaks is an error, not a wrong result. With one rank there is a single window.
+// Several engines may live in one process (each with its own transport); nothing is global.
 
 #include <chrono>
 #include <cstdint>
@@ -103,6 +114,14 @@ class Engine {
   const QueueEntry& queue_top() const { return other_queue_ ? other_queue_->top() : queue_.top(); }
   std::size_t queue_size() const { return other_queue_ ? other_queue_->size() : queue_.size(); }
   void receive(const std::vector<RemoteEvent>& inbox);
+  // This rank's promise at the end of a window (see above): nothing it handles from now on is
+  // earlier than `floor`. `cheap` (the earliest pending time plus the lookahead) always holds;
+  // the events and states are read only when that has lately been worth it.
+  SimTime output_bound(SimTime floor, SimTime cheap);
+  SimTime bound_of(const QueueEntry& entry);
+  // Where this rank's next window ends, from every rank's promise and the earliest event in
+  // flight between ranks; sets promise_.
+  SimTime horizon(SimTime sent);
   // Observers: called from the loop only when their next point is due.
   void sample_before(SimTime t);
   void report_local_progress();
@@ -127,7 +146,14 @@ class Engine {
   std::unique_ptr<EventQueue> other_queue_;
 
   SimTime now_ = SimTime::zero();
-  SimTime window_end_ = SimTime::zero();  // remote events must not be earlier than this
+  SimTime window_end_ = SimTime::zero();  // events from other ranks must not be earlier than this
+  SimTime promise_ = SimTime::zero();     // events for other ranks must not be earlier than this
+  std::vector<SimTime> outputs_;          // every rank's promise, as agreed after a window
+  std::vector<LogicalProcess*> state_lps_;  // local LPs with has_state_output()
+  // Reading the pending events costs; after a read that found nothing beyond the cheap bound,
+  // the next few windows take the cheap bound (twice as many each time, up to a limit).
+  std::uint32_t scans_to_skip_ = 0, scan_backoff_ = 0;
+  std::vector<SimTime> distance_out_;     // per local LP (by index in lps_)
   SimTime sent_min_ = SimTime::infinity();
   LpId running_ = kNoLp;                  // LP whose handler runs
   std::vector<std::vector<RemoteEvent>> outbox_;

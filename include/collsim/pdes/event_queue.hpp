@@ -13,6 +13,7 @@
 // radix heap directly (no virtual calls); the interface serves the alternatives and benchmarks.
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -31,6 +32,9 @@ class EventQueue {
   virtual void pop() = 0;
   virtual std::size_t size() const = 0;
   bool empty() const { return size() == 0; }
+  // Calls f on every entry, in no particular order, until it returns false; returns whether
+  // it went through them all.
+  virtual bool visit(const std::function<bool(const QueueEntry&)>& f) const = 0;
   virtual std::string_view name() const = 0;
 };
 

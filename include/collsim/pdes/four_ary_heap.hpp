@@ -18,6 +18,8 @@ class FourAryHeap {
   bool empty() const { return heap_.empty(); }
   std::size_t size() const { return heap_.size(); }
   const T& top() const { return heap_.front(); }
+  // Every value, in heap order (not sorted).
+  const std::vector<T>& values() const { return heap_; }
 
   void push(const T& value) {
     std::size_t i = heap_.size();

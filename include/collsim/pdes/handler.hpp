@@ -101,4 +101,21 @@ inline constexpr std::uint32_t class_tag = class_tag_of<T>();
 template <typename T>
 concept HasHandlers = requires { typename T::Handlers; };
 
+// Whether `event` calls Method (of the class the event is for): for an LP reading its own
+// pending events (LogicalProcess::output_bound).
+template <auto Method>
+bool calls(const EventBody& event) {
+  using Class = typename detail::MethodTraits<Method>::Class;
+  constexpr int index = detail::index_in<Method>(typename Class::Handlers{});
+  static_assert(index >= 0, "the method is not in its class's Handlers list");
+  return event.handler == static_cast<std::uint32_t>(index);
+}
+// The payload of an event that calls Method.
+template <auto Method>
+typename detail::MethodTraits<Method>::Payload payload_of(const EventBody& event) {
+  typename detail::MethodTraits<Method>::Payload value;
+  std::memcpy(&value, event.payload, sizeof value);
+  return value;
+}
+
 }  // namespace collsim::pdes

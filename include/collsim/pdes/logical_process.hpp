@@ -37,9 +37,29 @@ class LogicalProcess {
   // Called once when the run ends.
   virtual void finish() {}
 
+  // What conservative synchronisation asks of an LP when a run has several ranks (see
+  // Engine: each rank promises the others the earliest time it may send them anything).
+  //
+  // The earliest time an event for another rank's LP could follow, on this rank, from this LP
+  // handling `event` at `at`. The default, `at` plus the shortest chain of link latencies from
+  // this LP to another rank's, is always right. An LP may answer infinity for an event whose
+  // consequences some LP's state_output_bound() covers instead (a host's schedule covers what
+  // the messages inside its server lead to).
+  virtual SimTime output_bound(const EventBody& event, SimTime at) const;
+  // The earliest time an event for another rank could follow from the state of this LP (what
+  // it will do after events that output_bound() answered infinity for), given that no event
+  // on this rank is handled before `floor` from now on. `cap`: the caller needs to know only
+  // whether the answer is below it; anything at least `cap` may be returned. Only LPs that
+  // answer has_state_output() are asked.
+  virtual SimTime state_output_bound(SimTime /*floor*/, SimTime cap) const { return cap; }
+  virtual bool has_state_output() const { return false; }
+
  protected:
   SimTime now() const { return *clock_; }
   RandomStream& random() { return random_; }
+  // The shortest chain of link latencies from this LP to an LP of another rank (infinity on
+  // one rank): no event this LP sends can reach another rank sooner.
+  SimTime distance_to_other_ranks() const { return distance_out_; }
   // Whether LP `other` runs on this rank (after the LP was installed).
   bool is_local(LpId other) const;
 
@@ -95,6 +115,7 @@ class LogicalProcess {
   Engine* engine_ = nullptr;
   const SimTime* clock_ = nullptr;  // the engine's current time
   LpId id_ = kNoLp;
+  SimTime distance_out_ = SimTime::infinity();
   std::uint64_t next_sequence_ = 0;
   RandomStream random_;
   const detail::Trampoline* handlers_ = nullptr;

@@ -17,6 +17,11 @@ class QuaternaryHeap final : public EventQueue {
   void pop() override { heap_.pop(); }
   std::size_t size() const override { return heap_.size(); }
   std::string_view name() const override { return "4-ary heap"; }
+  bool visit(const std::function<bool(const QueueEntry&)>& f) const override {
+    for (const QueueEntry& e : heap_.values())
+      if (!f(e)) return false;
+    return true;
+  }
 
  private:
   FourAryHeap<QueueEntry, EntryOrder> heap_;

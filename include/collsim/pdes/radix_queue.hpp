@@ -55,6 +55,24 @@ class RadixQueue final : public EventQueue {
   }
   std::size_t size() const override { return size_; }
   std::string_view name() const override { return "radix heap"; }
+  bool visit(const std::function<bool(const QueueEntry&)>& f) const override { return for_each(f); }
+  // visit() without the indirection, for the engine.
+  template <typename F>
+  bool for_each(F&& f) const {
+    for (const QueueEntry& e : past_.values())
+      if (!f(e)) return false;
+    for (std::size_t i = next_; i < sorted_.size(); ++i)
+      if (!f(sorted_[i])) return false;
+    for (const QueueEntry& e : late_.values())
+      if (!f(e)) return false;
+    for (std::uint16_t levels = levels_; levels != 0; levels = static_cast<std::uint16_t>(levels & (levels - 1))) {
+      const unsigned level = static_cast<unsigned>(__builtin_ctz(levels));
+      for (std::uint16_t digits = digits_[level]; digits != 0; digits = static_cast<std::uint16_t>(digits & (digits - 1)))
+        for (const QueueEntry& e : buckets_[level * kDigits + static_cast<unsigned>(__builtin_ctz(digits))])
+          if (!f(e)) return false;
+    }
+    return true;
+  }
 
  private:
   static std::uint64_t time_of(const QueueEntry& e) { return static_cast<std::uint64_t>(e.time.picoseconds()); }

@@ -19,6 +19,11 @@ namespace collsim::pdes {
 struct WindowSummary {
   SimTime next;              // earliest pending time: this rank's / over all ranks
   std::uint64_t events = 0;  // events processed in the window: this rank's / the busiest rank's
+  // Earliest event sent to another rank in the window: this rank's / any rank's.
+  SimTime sent = SimTime::infinity();
+  // This rank's promise (see Engine): the earliest time at which what is pending on it could
+  // lead it to send to another rank. Every rank hears every rank's through `outputs`.
+  SimTime output = SimTime::infinity();
 };
 
 class Transport {
@@ -29,12 +34,15 @@ class Transport {
 
   // The synchronisation point between windows. Sends outbox[r] to rank r (empty batches
   // are not sent), agrees with all ranks on the earliest time anything is pending anywhere
-  // (`mine.next` covers this rank's queue and what it just sent) and on the most events any
-  // rank processed in the window, and appends what other ranks sent here to `inbox`. One
-  // collective per call. `sums` (the same length on every rank, usually empty) is summed over
-  // all ranks in place: counters that ride along in the same message.
+  // (`mine.next` covers this rank's queue and what it just sent), on the earliest event any
+  // rank sent and on the most events any rank processed in the window, writes every rank's
+  // `output` into outputs[rank] (`outputs` has size() entries), and appends what other ranks
+  // sent here to `inbox`. One collective per call. `sums` (the same length on every rank,
+  // usually empty) is summed over all ranks in place: counters that ride along in the same
+  // message.
   virtual WindowSummary exchange(std::vector<std::vector<RemoteEvent>>& outbox, WindowSummary mine,
-                                 std::vector<RemoteEvent>& inbox, std::span<std::uint64_t> sums) = 0;
+                                 std::vector<RemoteEvent>& inbox, std::span<std::uint64_t> sums,
+                                 std::span<SimTime> outputs) = 0;
 
   // Concatenation of every rank's bytes in rank order, on rank 0; empty elsewhere.
   virtual std::vector<std::byte> gather(std::span<const std::byte> mine) = 0;
