@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <memory>
+#include <functional>
 #include <queue>
 #include <vector>
 
@@ -32,6 +33,7 @@ class BinaryHeap final : public EventQueue {
   void pop() override { heap_.pop(); }
   std::size_t size() const override { return heap_.size(); }
   std::string_view name() const override { return "binary heap"; }
+  bool visit(const std::function<bool(const QueueEntry&)>&) const override { return true; }  // never asked here
 
  private:
   struct After {

@@ -151,6 +151,26 @@ class RankProgram {
     return false;
   }
 
+  // Every rank the pieces still to come may name: while pipeline actions are left, this
+  // rank's groups and every stage's rank of its TP and DP indices; after them, its DP groups
+  // (the remaining buckets and the parameter gathers).
+  void later_peers(std::vector<RankId>& out) const {
+    out.clear();
+    const auto add = [&out](const std::vector<RankId>& g) { out.insert(out.end(), g.begin(), g.end()); };
+    if (next_action_ < actions_.size()) {
+      add(layout_.tp_group(rank_));
+      add(layout_.ep_group(rank_));
+      for (std::uint32_t s = 0; s < p_.pp; ++s) out.push_back(layout_.on_stage(rank_, s));
+    }
+    if (!stepped_ || next_gather_ < gathered_after_step_.size() || next_deferred_ < deferred_buckets_.size()) {
+      add(layout_.dp_group(rank_));
+      add(layout_.expert_dp_group(rank_));
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    out.erase(std::remove(out.begin(), out.end(), rank_), out.end());
+  }
+
  private:
   // ---- the compute stream --------------------------------------------------------------
   LocalOp compute(const ComputeCost& cost) {

@@ -69,6 +69,12 @@ bool StepStream::next_piece(goal::RankId r, goal::SchedulePiece& piece) {
   return more;
 }
 
+bool StepStream::later_peers(goal::RankId r, std::vector<goal::RankId>& peers) const {
+  if (r >= ranks_.size()) throw std::out_of_range("StepStream: no rank " + std::to_string(r));
+  ranks_[r]->program.later_peers(peers);
+  return true;
+}
+
 void StepStream::finish() {
   goal::SchedulePiece scratch;
   for (goal::RankId r = 0; r < num_ranks(); ++r) {

@@ -34,6 +34,8 @@ HostExecutor<Store>::HostExecutor(Store& store, const Placement& placement, cons
 
 template <typename Store>
 void HostExecutor<Store>::start(net::Host& host) {
+  track_ = host.promises_matter();
+  if (track_) frontier_.resize(ranks_.size());
   for (std::uint32_t slot = 0; slot < ranks_.size(); ++slot)
     store_.initially_ready(ranks_[slot].rank, [&](LocalOp op) { became_ready(slot, op); });
   drain(host);
@@ -60,6 +62,7 @@ void HostExecutor<Store>::run_ready(net::Host& host, std::uint32_t slot, LocalOp
   // Posting a receive costs nothing; the cpu is charged when its message has arrived.
   const std::uint32_t tag = store_.tag(ranks_[slot].rank, op);
   start_op(host, slot, op);
+  track(slot, op, OpFrontier::Stage::Waiting);
   if (auto m = ranks_[slot].match.post(info.peer, tag, op)) matched(host, slot, op, *m);
 }
 
@@ -87,6 +90,7 @@ void HostExecutor<Store>::use_cpu(net::Host& host, std::uint32_t slot, LocalOp o
       break;
     case OpKind::Recv: busy_ps = host_overhead_ps(params_, ranks_[slot].recv_bytes.at(op)); break;
   }
+  track(slot, op, OpFrontier::Stage::Running, host.time().picoseconds() + busy_ps);
   set_timer(host, busy_ps, HostTimer{HostTimer::Kind::Cpu, slot, op});
 }
 
@@ -115,6 +119,7 @@ template <typename Store>
 void HostExecutor<Store>::finish_op(net::Host& host, std::uint32_t slot, LocalOp op) {
   RankRuntime& rt = ranks_[slot];
   const std::int64_t now = host.time().picoseconds();
+  if (track_) frontier_[slot].remove(op);
   rt.finish_ps = std::max(rt.finish_ps, now);
   ++rt.ops_done;
   const OpInfo info = store_.op(rt.rank, op);  // finishing may retire the op
@@ -141,6 +146,7 @@ void HostExecutor<Store>::transmit(net::Host& host, std::uint32_t slot, LocalOp 
     arrive(host, dst_slot, Arrival{rt.rank, Kind::Eager, tag, info.size, 0, 0});
     return;
   }
+  track(slot, op, OpFrontier::Stage::Waiting);
   const net::QueuePair qp = message_queue_pair(slot, dst, tag, info.nic);
   if (info.size <= params_.eager_limit_bytes) {
     const net::FlowId flow = host.start_flow(dst_host, info.size, 0, header(Kind::Eager, tag, slot, dst_slot), info.nic, qp);
@@ -261,6 +267,81 @@ void HostExecutor<Store>::on_acked(net::Host& host, const net::FlowEnd& end) {
   const OpRef send = sending_.take(end.flow);
   finish_op(host, send.slot, send.op);
   drain(host);
+}
+
+template <typename Store>
+bool HostExecutor<Store>::open(const net::Host& host, const OpInfo& info) const {
+  if (info.kind == OpKind::Calc) return false;
+  if (info.kind == OpKind::Recv && info.peer == goal::kAnySource) return true;
+  const std::uint32_t peer_host = placement_.host_of[info.peer];
+  return peer_host != host_ && !host.sealed_toward(peer_host);  // the same as earliest_open_send's open_peer
+}
+
+template <typename Store>
+SimTime HostExecutor<Store>::earliest_open_send(const net::Host& host, SimTime floor, SimTime cap) const {
+  if (!track_) return floor;
+  using Stage = OpFrontier::Stage;
+  const std::int64_t lo = floor.picoseconds(), limit = cap.picoseconds();
+  // A calc lasts at least its duration in the schedule, unless compute may vary (noise can
+  // shorten it).
+  const auto least_ps = [&](const OpInfo& info) -> std::int64_t {
+    return info.kind == OpKind::Calc && !params_.compute ? static_cast<std::int64_t>(info.size) * 1000 : 0;
+  };
+  // Never visits more than this many ops per rank: the earliest time not yet settled is a
+  // bound too.
+  constexpr std::size_t kMostVisits = 1u << 15;
+  std::int64_t best = limit;
+  using Item = std::pair<std::int64_t, LocalOp>;  // when it may start at the earliest, op
+  std::vector<Item> heap;
+  const auto push = [&](std::int64_t t, LocalOp op) {
+    if (t >= best) return;
+    heap.emplace_back(t, op);
+    std::push_heap(heap.begin(), heap.end(), std::greater<>());
+  };
+  const auto open_peer = [&](goal::RankId peer) {
+    const std::uint32_t peer_host = placement_.host_of[peer];
+    return peer_host != host_ && !host.sealed_toward(peer_host);
+  };
+  for (std::uint32_t slot = 0; slot < ranks_.size() && best > lo; ++slot) {
+    const goal::RankId rank = ranks_[slot].rank;
+    heap.clear();
+    const auto release = [&](LocalOp op, std::int64_t done, std::int64_t started, bool started_already) {
+      store_.for_each_dependent(
+          rank, op, [&](LocalOp d) { push(done, d); },
+          [&](LocalOp d) {
+            if (!started_already) push(started, d);
+          });
+    };
+    for (const OpFrontier::Entry& e : frontier_[slot].entries()) {
+      const OpInfo info = store_.op(rank, e.op);
+      const bool talks_out = open(host, info);
+      if (store_.may_gain_open_dependents(rank, e.op, open_peer) || (talks_out && e.stage == Stage::Ready)) {
+        best = std::min(best, lo);
+        break;
+      }
+      if (talks_out && e.stage == Stage::Running && info.kind == OpKind::Send) best = std::min(best, std::max(lo, e.done_ps));
+      switch (e.stage) {
+        case Stage::Ready: release(e.op, lo + least_ps(info), lo, false); break;
+        case Stage::Running: release(e.op, std::max(lo, e.done_ps), lo, true); break;
+        case Stage::Waiting: release(e.op, lo, lo, true); break;
+      }
+    }
+    common::FlatMap<bool> seen(64);
+    std::size_t visits = 0;
+    while (!heap.empty() && heap.front().first < best) {
+      std::pop_heap(heap.begin(), heap.end(), std::greater<>());
+      const auto [t, op] = heap.back();
+      heap.pop_back();
+      if (!seen.try_emplace(op, true).second) continue;
+      const OpInfo info = store_.op(rank, op);
+      if (open(host, info) || store_.may_gain_open_dependents(rank, op, open_peer) || ++visits > kMostVisits) {
+        best = std::min(best, t);
+        break;
+      }
+      release(op, t + least_ps(info), t, false);
+    }
+  }
+  return SimTime::ps(std::max(best, lo));
 }
 
 // --- after the run ------------------------------------------------------------------------

@@ -21,6 +21,8 @@
 #include "collsim/exec/placement.hpp"
 #include "collsim/net/host_device.hpp"
 #include "host_resources.hpp"
+#include "op_frontier.hpp"
+#include "op_info.hpp"
 #include "timer_table.hpp"
 
 namespace collsim::exec {
@@ -69,6 +71,11 @@ class HostExecutor final : public net::HostApp {
   void on_timer(net::Host& host, std::uint64_t timer) override;
   void on_delivered(net::Host& host, const net::FlowEnd& end) override;
   void on_acked(net::Host& host, const net::FlowEnd& end) override;
+  // From each rank's ops that may start or run: the earliest any op that talks to another
+  // simulator rank's part of the fabric could start (Dijkstra over the dependents, counting
+  // only the calcs' durations as time that must pass), or an op of a piece that later pieces
+  // may follow.
+  SimTime earliest_open_send(const net::Host& host, SimTime floor, SimTime cap) const override;
 
   // After the run.
   void summarise(std::vector<RankSummary>& out) const;
@@ -118,7 +125,15 @@ class HostExecutor final : public net::HostApp {
   }
   void send_data(net::Host& host, std::uint32_t slot, goal::LocalOp op, std::uint32_t dst_host, net::FlowId request);
   void scale_up_timer(net::Host& host, const HostTimer& t);
-  void became_ready(std::uint32_t slot, goal::LocalOp op) { ready_.push_back({slot, op}); }
+  void became_ready(std::uint32_t slot, goal::LocalOp op) {
+    ready_.push_back({slot, op});
+    if (track_) frontier_[slot].add(op);
+  }
+  void track(std::uint32_t slot, goal::LocalOp op, OpFrontier::Stage stage, std::int64_t done_ps = 0) {
+    if (track_) frontier_[slot].set(op, stage, done_ps);
+  }
+  // Whether op `info` of a rank talks to a host beyond this rank's sealed part of the fabric.
+  bool open(const net::Host& host, const OpInfo& info) const;
   void drain(net::Host& host);
   void run_ready(net::Host& host, std::uint32_t slot, goal::LocalOp op);
   void want_cpu(net::Host& host, std::uint32_t slot, goal::LocalOp op);
@@ -138,6 +153,8 @@ class HostExecutor final : public net::HostApp {
   std::vector<FlowStart> flow_starts_;
   std::vector<FlowArrival> flow_arrivals_;
   std::vector<RankRuntime> ranks_;  // by slot
+  bool track_ = false;                // the run has several ranks: keep frontier_
+  std::vector<OpFrontier> frontier_;  // by slot
   std::vector<OpRef> ready_;
   bool draining_ = false;
   TimerTable<HostTimer> timers_;

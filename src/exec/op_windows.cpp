@@ -54,6 +54,8 @@ void OpWindows::fetch(RankId r) {
     }
     if (piece_.ops.empty()) continue;
     commit(r, w);
+    w.later_known = stream_.later_peers(r, w.later_peers);
+    w.later_open = -1;
     return;
   }
 }

@@ -127,6 +127,26 @@ class OpWindows {
     retire(w);
   }
 
+  // Calls finished(d) for each op d of the window that requires op i (in the window), then
+  // started(d) for each that irequires it; changes nothing.
+  template <typename F, typename G>
+  void for_each_dependent(goal::RankId r, goal::LocalOp i, F&& finished, G&& started) const {
+    const LiveOp& o = windows_[r].at(i);
+    visit(o.finish_dependents, finished);
+    visit(o.start_dependents, started);
+  }
+  // Whether ops of pieces still to come that name a peer for which open(peer) holds may
+  // depend on op i: the stream's promise (see schedule_stream.hpp) ties each op still to come
+  // to an op of the newest piece, so an op of any other piece gains no dependents that would
+  // not wait for the newest piece's; and the stream may say which peers are still to come.
+  template <typename Open>
+  bool may_gain_open_dependents(goal::RankId r, goal::LocalOp i, Open&& open) const {
+    const Window& w = windows_[r];
+    if (w.exhausted || i < w.newest_piece) return false;
+    if (!w.later_known) return true;
+    if (w.later_open < 0) w.later_open = std::any_of(w.later_peers.begin(), w.later_peers.end(), open) ? 1 : 0;
+    return w.later_open > 0;
+  }
   // Calls f(i, op) for each op of rank r's window that has not finished, in index order.
   template <typename F>
   void for_each_unfinished(goal::RankId r, F&& f) const {
@@ -151,6 +171,11 @@ class OpWindows {
     std::uint32_t last_piece_ops = 0;
     bool exhausted = false;    // the stream has no more for this rank
     bool wants_piece = false;  // an op of the newest piece became ready
+    // What the stream said of the peers of the pieces after the newest, if it could tell,
+    // and whether one of them is open (may_gain_open_dependents; -1: not yet asked).
+    bool later_known = false;
+    std::vector<goal::RankId> later_peers;
+    mutable std::int8_t later_open = -1;
 
     LiveOp& at(goal::LocalOp i) { return ring[i & (ring.size() - 1)]; }
     const LiveOp& at(goal::LocalOp i) const { return ring[i & (ring.size() - 1)]; }
@@ -197,6 +222,12 @@ class OpWindows {
     }
   }
 
+  template <typename List, typename F>
+  void visit(const List& list, F& f) const {
+    for (std::uint32_t k = 0; k < std::min(list.count, List::kNear); ++k) f(list.near[k]);
+    for (std::uint32_t chunk = list.first; chunk != kEndOfList; chunk = chunks_[chunk].next)
+      for (std::uint32_t k = 0; k < chunks_[chunk].count; ++k) f(chunks_[chunk].ops[k]);
+  }
   // Appends d, which is at least every dependent already listed (see commit()).
   template <typename List>
   void append(List& list, goal::LocalOp d) {

@@ -51,6 +51,16 @@ class ScheduleOps {
     h.deps.finish(i, ready);
   }
 
+  template <typename F, typename G>
+  void for_each_dependent(goal::RankId r, goal::LocalOp i, F&& finished, G&& started) const {
+    held(r).deps.for_each_dependent(i, finished, started);
+  }
+  // Whether ops not yet seen may come to depend on op i: never, the schedule is whole.
+  template <typename Open>
+  bool may_gain_open_dependents(goal::RankId, goal::LocalOp, Open&&) const {
+    return false;
+  }
+
   // After the run.
   bool complete(goal::RankId r) const { return held(r).deps.unfinished() == 0; }
   // Calls f(i, op, state) for each op of rank r that never finished, in index order.

@@ -32,6 +32,15 @@ class StreamedOps {
     w_.finish(r, i, t, ready);
   }
 
+  template <typename F, typename G>
+  void for_each_dependent(goal::RankId r, goal::LocalOp i, F&& finished, G&& started) const {
+    w_.for_each_dependent(r, i, finished, started);
+  }
+  template <typename Open>
+  bool may_gain_open_dependents(goal::RankId r, goal::LocalOp i, Open&& open) const {
+    return w_.may_gain_open_dependents(r, i, open);
+  }
+
   bool complete(goal::RankId r) const { return w_.drained(r); }
   template <typename F>
   void for_each_unfinished(goal::RankId r, F&& f) const {

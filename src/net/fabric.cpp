@@ -20,15 +20,16 @@ pdes::LpGraph lp_graph_of(const topo::Topology& t, const std::vector<bool>& busy
   for (topo::NodeId n = 0; n < g.num_lps; ++n) {
     std::size_t load = t.ports(n).size();  // load grows with the packets a device handles
     if (!all_busy) {
-      // Part of a cluster: only busy hosts and the switch ports that face them count (×16,
-      // as an idle device still weighs 1), so that the busy part is what gets split.
+      // Part of a cluster: only busy hosts and the switch ports that face them count (×1024,
+      // as an idle device still weighs 1), so that the busy part is what gets split, and the
+      // idle hundreds of a large cluster weigh less than one busy server.
       std::size_t facing = 0;
       if (t.node(n).kind != topo::NodeKind::Host) {
         for (const topo::Port& p : t.ports(n)) facing += busy(p.peer) ? 1 : 0;
       } else if (busy(n)) {
         facing = load;
       }
-      load = 16 * facing;
+      load = 1024 * facing;
     }
     g.weight[n] = static_cast<std::uint32_t>(std::max<std::size_t>(1, load));
   }
@@ -76,6 +77,7 @@ Fabric::Fabric(const topo::Topology& topology, const FabricParams& params, pdes:
                                 "network links packets (network=packet), or route them by ecmp, minimal or rail");
   const pdes::LpGraph graph = lp_graph_of(topology, options.busy_hosts, &domains_);
   const pdes::Partition partition = pdes::make_partition(graph, transport.size(), options.partition, params_.seed);
+  if (transport.size() > 1) sealed_ = sealed_islands(topology, domains_, partition);
   std::vector<bool> owned(graph.num_lps);
   for (topo::NodeId n = 0; n < graph.num_lps; ++n) owned[n] = partition.owner[n] == transport.rank();
   // A domain routes its messages at every switch of it.
@@ -113,7 +115,8 @@ Fabric::Fabric(const topo::Topology& topology, const FabricParams& params, pdes:
   context_ = std::make_unique<FabricContext>(FabricContext{topology, params_, *tables_.front(), *choosers_.front(), &domains_,
                                                           link_changes_.empty() ? nullptr : &link_changes_,
                                                           faults_.empty() ? nullptr : &faults_,
-                                                          faults_.empty() ? nullptr : &routes_});
+                                                          faults_.empty() ? nullptr : &routes_,
+                                                          transport.size() > 1 ? &sealed_ : nullptr});
   pdes::EngineOptions engine_options{params_.seed, options.end_time, options.queue};
   engine_options.monitor = options.monitor;
   if (!options.sample_interval.is_infinite()) {

@@ -7,8 +7,14 @@
 #include "collsim/net/host_device.hpp"
 #include "collsim/net/link_sampler.hpp"
 #include "collsim/net/port_chooser.hpp"
+#include "collsim/net/sealed_islands.hpp"
 
 namespace collsim::net {
+
+SimTime FlowDomain::output_bound(const pdes::EventBody& event, SimTime at) const {
+  if (ctx_.sealed && ctx_.sealed->domain[domain_]) return SimTime::infinity();
+  return LogicalProcess::output_bound(event, at);
+}
 namespace {
 
 std::uint64_t message_key(HostIndex src, FlowId id) { return (std::uint64_t{src} << 32) | id; }

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "collsim/net/fidelity.hpp"
+#include "collsim/net/sealed_islands.hpp"
 
 namespace collsim::net {
 
@@ -30,9 +31,69 @@ Host::Host(const FabricContext& ctx, topo::NodeId node, std::unique_ptr<HostApp>
 Host::~Host() = default;
 
 void Host::start() {
+  find_sealed_ports();
   plan_link_changes<&Host::on_port_speed>();
   plan_faults<&Host::on_link_state, &Host::on_routes>(*this);
   if (app_) app_->start(*this);
+}
+
+bool Host::routes_sealed(HostIndex dst) const {
+  const auto candidates = routing().next_ports(node_, dst);
+  if (candidates.empty()) return false;
+  for (const topo::PortIndex c : candidates)
+    if (!ctx_.sealed->link_sealed(ctx_.topology, *ctx_.domains, ctx_.topology.ports(node_)[c].link, node_)) return false;
+  return true;
+}
+
+void Host::find_sealed_ports() {
+  port_sealed_.assign(ports_.size(), false);
+  // Routes that change with faults are not worth the reasoning.
+  if (!ctx_.sealed || ctx_.faults || !promises_matter()) return;
+  for (std::size_t i = 0; i < ports_.size(); ++i) {
+    const topo::LinkId link = ctx_.topology.ports(node_)[i].link;
+    if (!ctx_.sealed->link_sealed(ctx_.topology, *ctx_.domains, link, node_)) continue;
+    bool sealed = true;
+    for (const topo::NodeId h : ctx_.sealed->hosts_behind(ctx_.topology, *ctx_.domains, link, node_))
+      if (h != node_ && !routes_sealed(ctx_.topology.node(h).index)) sealed = false;
+    port_sealed_[i] = sealed;
+  }
+}
+
+bool Host::sealed_toward(HostIndex dst) const {
+  if (port_sealed_.empty() || !promises_matter()) return false;
+  if (const bool* known = sealed_toward_.find(dst)) return *known;
+  bool sealed = !routing().next_ports(node_, dst).empty();
+  for (const topo::PortIndex c : routing().next_ports(node_, dst)) sealed = sealed && port_sealed_[c];
+  sealed_toward_.set(dst, sealed);
+  return sealed;
+}
+
+SimTime Host::output_bound(const pdes::EventBody& event, SimTime at) const {
+  const SimTime open = LogicalProcess::output_bound(event, at);
+  if (port_sealed_.empty()) return open;
+  const auto flow_port_sealed = [&](FlowId flow) {
+    const Sender* f = sender(flow);
+    return f != nullptr && port_sealed_[f->port];
+  };
+  if (pdes::calls<&Host::on_packet>(event))
+    return port_sealed_[pdes::payload_of<&Host::on_packet>(event).in_port] ? SimTime::infinity() : open;
+  if (pdes::calls<&Host::on_port_free>(event))
+    return port_sealed_[pdes::payload_of<&Host::on_port_free>(event).port] ? SimTime::infinity() : open;
+  if (pdes::calls<&Host::on_flow_timer>(event))
+    return flow_port_sealed(pdes::payload_of<&Host::on_flow_timer>(event).flow) ? SimTime::infinity() : open;
+  if (pdes::calls<&Host::on_fluid_acked>(event))
+    return flow_port_sealed(pdes::payload_of<&Host::on_fluid_acked>(event).flow) ? SimTime::infinity() : open;
+  if (pdes::calls<&Host::on_fluid_delivered>(event))
+    return sealed_toward(pdes::payload_of<&Host::on_fluid_delivered>(event).src) ? SimTime::infinity() : open;
+  if (pdes::calls<&Host::on_app_timer>(event)) return SimTime::infinity();
+  return open;
+}
+
+SimTime Host::state_output_bound(SimTime floor, SimTime cap) const {
+  const SimTime distance = distance_to_other_ranks();
+  if (!app_) return cap;
+  const SimTime start = app_->earliest_open_send(*this, floor, cap < distance ? floor : cap - distance);
+  return start.saturating_add(distance);
 }
 
 std::uint16_t Host::port_toward(HostIndex dst, std::uint64_t salt, std::uint32_t nic) const {

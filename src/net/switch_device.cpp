@@ -1,10 +1,16 @@
 #include "collsim/net/switch_device.hpp"
 
 #include "collsim/net/port_chooser.hpp"
+#include "collsim/net/sealed_islands.hpp"
 
 #include <algorithm>
 
 namespace collsim::net {
+
+SimTime Switch::output_bound(const pdes::EventBody& event, SimTime at) const {
+  if (ctx_.sealed && !ctx_.faults && ctx_.sealed->node[node_]) return SimTime::infinity();
+  return LogicalProcess::output_bound(event, at);
+}
 
 Switch::Switch(const FabricContext& ctx, topo::NodeId node)
     : Device(ctx, node), params_(ctx.topology.node(node).params), marks_waits_(ctx.params.train_bytes != 0 && !ctx.params.trains_through_queues) {

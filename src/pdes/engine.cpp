@@ -324,8 +324,11 @@ RunStats Engine::run() {
   RunMonitor* const monitor = options_.monitor;
   // Several ranks report at window boundaries, with totals; one rank has a single window.
   next_progress_events_ = monitor && transport_.size() == 1 ? kProgressEvery : ~0ull;
-  // Piggybacked on each window's synchronisation: events, work done, collective wish.
+  // Piggybacked on each window's synchronisation: events, work done, collective wish. The
+  // model's work is counted afresh (and progress reported) only every kProgressEvery events:
+  // counting it walks every host, which in windows of a few events each cost more than them.
   std::uint64_t totals[3] = {};
+  std::uint64_t work_done = 0, recount_at = 0, report_at = 0;
   const std::span<std::uint64_t> piggyback =
       monitor && transport_.size() > 1 ? std::span<std::uint64_t>(totals) : std::span<std::uint64_t>();
   for (auto& lp : lps_) {
@@ -345,8 +348,12 @@ RunStats Engine::run() {
     // processed (window_end_): what was pending is, and the others promised as much.
     if (parallel) mine.output = output_bound(window_end_, pending.saturating_add(lookahead_));
     if (!piggyback.empty()) {
+      if (stats_.events >= recount_at) {
+        work_done = monitor->work_done();
+        recount_at = stats_.events + kProgressEvery;
+      }
       totals[0] = stats_.events;
-      totals[1] = monitor->work_done();
+      totals[1] = work_done;
       totals[2] = monitor->wants_collective_point() ? 1 : 0;
     }
     const auto sync_started = Clock::now();
@@ -358,8 +365,10 @@ RunStats Engine::run() {
     sent_min_ = SimTime::infinity();
     receive(inbox_);
     inbox_.clear();
-    if (!piggyback.empty()) {
+    // The same totals on every rank: every rank reports after the same windows.
+    if (!piggyback.empty() && (totals[2] > 0 || totals[0] >= report_at)) {
       if (totals[2] > 0) monitor->on_collective_point();
+      report_at = totals[0] + kProgressEvery;
       RunProgress p = progress_of(totals[0], totals[1]);
       // Every rank has processed everything before the earliest pending event.
       if (!global_next.is_infinite()) p.sim_time = global_next;

@@ -3,6 +3,8 @@
 #include <metis.h>
 
 #include <algorithm>
+#include <functional>
+#include <mutex>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -67,6 +69,60 @@ Groups zero_latency_groups(const LpGraph& g) {
   return groups;
 }
 
+// Whether groups of these weights can be dealt to `ranks` ranks with none more than a tenth
+// over the mean (heaviest first, each to the lightest rank so far).
+bool balances(std::vector<std::uint64_t> weights, std::uint32_t ranks) {
+  const std::uint64_t total = std::accumulate(weights.begin(), weights.end(), std::uint64_t{0});
+  std::sort(weights.begin(), weights.end(), std::greater<>());
+  std::vector<std::uint64_t> load(ranks, 0);
+  for (const std::uint64_t w : weights) *std::min_element(load.begin(), load.end()) += w;
+  return 10 * ranks * *std::max_element(load.begin(), load.end()) <= 11 * total;
+}
+
+// Joins the groups over the shortest links, one latency at a time from the shortest, while
+// the groups can still be balanced over the ranks: a link kept inside a rank never sets the
+// lookahead, and a part of the model whose links are all kept inside lets its rank promise
+// more (NVLink inside a server). Stops at the first latency whose links would not balance.
+Groups join_short_links(const LpGraph& g, const Groups& groups, std::uint32_t ranks) {
+  std::vector<SimTime> latencies;
+  for (const auto& e : g.edges)
+    if (e.latency > SimTime::zero()) latencies.push_back(e.latency);
+  std::sort(latencies.begin(), latencies.end());
+  latencies.erase(std::unique(latencies.begin(), latencies.end()), latencies.end());
+  std::vector<std::uint32_t> parent(groups.weight.size());
+  std::iota(parent.begin(), parent.end(), 0u);
+  const auto find = [](std::vector<std::uint32_t>& p, std::uint32_t x) {
+    while (p[x] != x) x = p[x] = p[p[x]];
+    return x;
+  };
+  // Joining over every link would leave one group: the longest latency is never joined.
+  for (std::size_t k = 0; k + 1 < latencies.size(); ++k) {
+    std::vector<std::uint32_t> trial = parent;
+    for (const auto& e : g.edges) {
+      if (e.latency != latencies[k]) continue;
+      const std::uint32_t a = find(trial, groups.of_lp[e.a]), b = find(trial, groups.of_lp[e.b]);
+      if (a != b) trial[std::max(a, b)] = std::min(a, b);
+    }
+    std::vector<std::uint64_t> weight(groups.weight.size(), 0);
+    for (std::uint32_t i = 0; i < weight.size(); ++i) weight[find(trial, i)] += groups.weight[i];
+    if (!balances(weight, ranks)) break;
+    parent = std::move(trial);
+  }
+  Groups joined;
+  joined.of_lp.resize(groups.of_lp.size());
+  std::vector<std::uint32_t> number(groups.weight.size(), 0xFFFFFFFFu);
+  for (std::size_t lp = 0; lp < groups.of_lp.size(); ++lp) {
+    const std::uint32_t root = find(parent, groups.of_lp[lp]);
+    if (number[root] == 0xFFFFFFFFu) {
+      number[root] = static_cast<std::uint32_t>(joined.weight.size());
+      joined.weight.push_back(0);
+    }
+    joined.of_lp[lp] = number[root];
+  }
+  for (std::uint32_t i = 0; i < groups.weight.size(); ++i) joined.weight[number[find(parent, i)]] += groups.weight[i];
+  return joined;
+}
+
 std::vector<std::uint32_t> block(const Groups& groups, std::uint32_t ranks) {
   const std::uint64_t total = std::accumulate(groups.weight.begin(), groups.weight.end(), std::uint64_t{0});
   std::vector<std::uint32_t> rank_of(groups.weight.size());
@@ -116,6 +172,10 @@ std::vector<std::uint32_t> metis(const LpGraph& g, const Groups& groups, std::ui
   options[METIS_OPTION_SEED] = static_cast<idx_t>(seed & 0x7FFFFFFF);
   options[METIS_OPTION_NUMBERING] = 0;
   std::vector<idx_t> part(n);
+  // METIS keeps state of its own between calls (its memory tracking): one call at a time in a
+  // process, for tests that run several ranks as threads.
+  static std::mutex one_at_a_time;
+  const std::lock_guard<std::mutex> lock(one_at_a_time);
   const int rc = METIS_PartGraphKway(&nvtxs, &ncon, xadj.data(), adjncy.data(), vwgt.data(), nullptr, adjwgt.data(),
                                      &nparts, nullptr, nullptr, options, &objval, part.data());
   if (rc != METIS_OK) throw std::runtime_error("METIS could not partition the LP graph (code " + std::to_string(rc) + ")");
@@ -164,7 +224,8 @@ std::optional<PartitionMethod> partition_method_from_name(std::string_view name)
 Partition make_partition(const LpGraph& graph, std::uint32_t num_ranks, PartitionMethod method, std::uint64_t seed) {
   if (num_ranks == 0) throw std::invalid_argument("cannot partition over 0 ranks");
   check_graph(graph);
-  const Groups groups = zero_latency_groups(graph);
+  Groups groups = zero_latency_groups(graph);
+  if (method == PartitionMethod::Metis && num_ranks > 1) groups = join_short_links(graph, groups, num_ranks);
   std::vector<std::uint32_t> rank_of;
   switch (method) {
     case PartitionMethod::Block: rank_of = block(groups, num_ranks); break;

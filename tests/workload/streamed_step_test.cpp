@@ -8,6 +8,8 @@
 
 #include "collsim/exec/loggops_simulator.hpp"
 #include "collsim/exec/loggops_stream.hpp"
+#include "collsim/workload/parallel_layout.hpp"
+#include "collsim/workload/pipeline_schedule.hpp"
 #include "collsim/workload/role_timeline.hpp"
 #include "collsim/workload/step_lowering.hpp"
 #include "collsim/workload/step_report.hpp"
@@ -183,6 +185,68 @@ TEST(StreamedStep, HoldsAWideDpRingsBucketsOneOrTwoAtATime) {
   expect_same(a, b);
   EXPECT_GT(a.totals.bytes_sent[0][static_cast<std::size_t>(Dimension::DP)], 0u);
   EXPECT_LT(b.peak_live * 10, b.ops);
+}
+
+}  // namespace
+}  // namespace collsim::workload
+
+namespace collsim::workload {
+namespace {
+
+// What a stream says of the peers still to come (ScheduleStream::later_peers, which a parallel
+// run's promises read) covers every peer of the pieces that follow, and once the pipeline
+// actions are done it is the DP group alone.
+void expect_later_peers_cover_the_rest(const WorkloadSpec& w) {
+  StepStream stream(w, eight_per_node());
+  const ParallelLayout layout(w.parallel);
+  for (goal::RankId r = 0; r < stream.num_ranks(); ++r) {
+    std::vector<std::vector<goal::RankId>> said;  // after each piece
+    std::vector<std::vector<goal::RankId>> named;  // by each piece
+    goal::SchedulePiece piece;
+    for (bool more = true; more;) {
+      piece.clear();
+      more = stream.next_piece(r, piece);
+      std::vector<goal::RankId> peers;
+      for (const goal::Op& op : piece.ops)
+        if (op.kind != goal::OpKind::Calc) peers.push_back(op.peer);
+      named.push_back(peers);
+      std::vector<goal::RankId> later;
+      ASSERT_TRUE(stream.later_peers(r, later));
+      said.push_back(later);
+    }
+    for (std::size_t k = 0; k < said.size(); ++k)
+      for (std::size_t j = k + 1; j < named.size(); ++j)
+        for (const goal::RankId peer : named[j])
+          EXPECT_NE(std::find(said[k].begin(), said[k].end(), peer), said[k].end())
+              << "rank " << r << ": piece " << j << " names rank " << peer << ", not said after piece " << k;
+    EXPECT_TRUE(said.back().empty()) << "rank " << r;
+  }
+  // The last pipeline action of rank 0 leaves only its DP group's buckets and gathers.
+  std::vector<goal::RankId> dp = layout.dp_group(0);
+  dp.erase(std::remove(dp.begin(), dp.end(), 0u), dp.end());
+  std::sort(dp.begin(), dp.end());
+  StepStream again(w, eight_per_node());
+  goal::SchedulePiece piece;
+  const std::size_t actions = pipeline_actions(w.parallel.schedule, w.parallel.pp, 0,
+                                               static_cast<std::uint32_t>(w.micro_batches()),
+                                               w.parallel.schedule == PipelineSchedule::Interleaved ? w.parallel.virtual_stages : 1)
+                                  .size();
+  for (std::size_t k = 0; k < actions; ++k) {
+    piece.clear();
+    again.next_piece(0, piece);
+  }
+  std::vector<goal::RankId> later;
+  again.later_peers(0, later);
+  EXPECT_EQ(later, dp);
+}
+
+TEST(StreamedStep, LaterPeersCoverThePiecesThatFollow) {
+  expect_later_peers_cover_the_rest(preset("gpt3_1.3b"));
+  WorkloadSpec w = preset("mixtral_8x7b");
+  w.model.transformer->layers = 2;
+  w.model.transformer->seq = 512;
+  w.training.global_batch = 2 * w.training.micro_batch * w.parallel.dp;
+  expect_later_peers_cover_the_rest(w);
 }
 
 }  // namespace

@@ -61,6 +61,13 @@ class DependencyTracker {
   std::uint32_t num_ops() const { return static_cast<std::uint32_t>(ops_.size() - 1); }
   OpState state(goal::LocalOp i) const { return ops_[i].state; }
   std::uint32_t unfinished() const { return unfinished_; }
+  // Calls finished(d) for each op d that requires op i, then started(d) for each that
+  // irequires it, in index order; changes nothing.
+  template <typename F, typename G>
+  void for_each_dependent(goal::LocalOp i, F&& finished, G&& started) const {
+    for (std::uint32_t k = ops_[i].first_dependent; k < ops_[i].first_start_dependent; ++k) finished(dependents_[k]);
+    for (std::uint32_t k = ops_[i].first_start_dependent; k < ops_[i + 1].first_dependent; ++k) started(dependents_[k]);
+  }
   // Prerequisites op i still waits for (to finish / to start).
   std::uint32_t waiting_requires(goal::LocalOp i) const { return ops_[i].pending_requires; }
   std::uint32_t waiting_irequires(goal::LocalOp i) const { return ops_[i].pending_irequires; }

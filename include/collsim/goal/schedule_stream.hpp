@@ -39,6 +39,10 @@ class ScheduleStream {
   // Fills `piece` (given empty) with rank r's next ops; false, with the piece left empty,
   // when the rank has no more.
   virtual bool next_piece(RankId r, SchedulePiece& piece) = 0;
+  // Every rank that the ops of rank r's pieces not yet handed over may name as their peer
+  // (more is allowed, in any order), in `peers`; false when the producer cannot tell. A
+  // parallel run reads it to promise that a rank's future stays on its side of the partition.
+  virtual bool later_peers(RankId /*r*/, std::vector<RankId>& /*peers*/) const { return false; }
 };
 
 }  // namespace collsim::goal

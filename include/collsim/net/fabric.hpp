@@ -18,6 +18,7 @@
 #include "collsim/net/link_sampler.hpp"
 #include "collsim/net/port_chooser.hpp"
 #include "collsim/net/routing_table.hpp"
+#include "collsim/net/sealed_islands.hpp"
 #include "collsim/net/switch_device.hpp"
 #include "collsim/pdes/engine.hpp"
 #include "collsim/topo/topology.hpp"
@@ -114,6 +115,7 @@ class Fabric {
   FabricParams params_;
   pdes::Transport& transport_;
   FlowDomains domains_;
+  SealedIslands sealed_;
   std::vector<LinkChange> link_changes_;
   FaultSchedule faults_;
   // Per routing epoch of faults_ (one when nothing fails).

@@ -13,6 +13,7 @@ namespace collsim::net {
 
 class PortChooser;
 struct FlowDomains;
+struct SealedIslands;
 
 struct FabricContext {
   const topo::Topology& topology;
@@ -32,6 +33,8 @@ struct FabricContext {
     const Reachability* reach;
   };
   const std::vector<Routes>* routes = nullptr;
+  // What stays inside this rank (a parallel run's promises); not owned. Null: nothing does.
+  const SealedIslands* sealed = nullptr;
 };
 
 // A well-mixed hash of a few values: ECMP port choice, spraying, ECN sampling.

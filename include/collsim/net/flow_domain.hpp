@@ -76,6 +76,9 @@ class FlowDomain final : public pdes::LogicalProcess {
   void on_wakeup();
 
   const FlowDomainStats& stats() const { return stats_; }
+  // A parallel run's promises: a sealed domain carries messages between hosts of this rank
+  // only, whose schedules cover what they lead to (see SealedIslands).
+  SimTime output_bound(const pdes::EventBody& event, SimTime at) const override;
   // Wire bytes that crossed each of the domain's link directions (direction_slot, bytes).
   std::vector<std::pair<std::uint64_t, std::uint64_t>> link_bytes() const;
 

@@ -59,6 +59,12 @@ class HostApp {
   virtual void on_timer(Host&, std::uint64_t /*timer*/) {}
   virtual void on_delivered(Host&, const FlowEnd&) {}  // at the receiver: the last byte arrived
   virtual void on_acked(Host&, const FlowEnd&) {}      // at the sender: the last byte was acknowledged
+  // For a parallel run's promises (pdes::LogicalProcess::state_output_bound): the earliest time
+  // the application could start a message that Host::sealed_toward() does not keep inside
+  // this rank, given that the host handles no event before `floor` from now on (timers and
+  // messages included). Anything at least `cap` may be answered for "not before cap". The
+  // default knows nothing of what comes next: `floor`.
+  virtual SimTime earliest_open_send(const Host&, SimTime floor, SimTime /*cap*/) const { return floor; }
 };
 
 struct HostStats {
@@ -178,6 +184,17 @@ class Host final : public Device {
   // The application hears `timer` back in HostApp::on_timer after `delay`.
   void set_timer(SimTime delay, std::uint64_t timer);
   HostApp& app() { return *app_; }
+  // Whether a message to `dst` stays inside this rank's part of the fabric, whatever port it
+  // takes (see SealedIslands): false when nothing is known to (one rank, links that fail).
+  bool sealed_toward(HostIndex dst) const;
+  // Whether the run has several ranks, so that sealed_toward() and the promises matter.
+  bool promises_matter() const { return !distance_to_other_ranks().is_infinite(); }
+
+  // A parallel run's promises: events on sealed ports, and the application's timers, answer
+  // infinity here; the application's earliest_open_send() covers what they lead to.
+  SimTime output_bound(const pdes::EventBody& event, SimTime at) const override;
+  SimTime state_output_bound(SimTime floor, SimTime cap) const override;
+  bool has_state_output() const override { return ctx_.sealed != nullptr; }
 
   const HostStats& stats() const { return stats_; }
   // Flows whose data is not all acknowledged.
@@ -222,6 +239,10 @@ class Host final : public Device {
   };
 
   std::uint16_t port_toward(HostIndex dst, std::uint64_t salt, std::uint32_t nic = kAnyNic) const;
+  // Whether every route toward `dst` leaves by a port into a sealed island (not yet checking
+  // that port's own island the strict way: see port_sealed_).
+  bool routes_sealed(HostIndex dst) const;
+  void find_sealed_ports();
   // Hands flow `f` (just started, leaving on a flow link) to its domain; `after` is the flow
   // before it on its queue pair.
   void start_fluid(Sender& f, std::uint32_t domain, FlowId after);
@@ -260,6 +281,10 @@ class Host final : public Device {
 
   HostIndex index_;
   std::unique_ptr<HostApp> app_;
+  // By port: it leads into a sealed island, and every route toward the island's hosts leaves
+  // by such a port, so that nothing arriving on it comes from, or answers to, anywhere else.
+  std::vector<bool> port_sealed_;
+  mutable common::FlatMap<bool> sealed_toward_;  // by destination host, as found
   std::vector<NicQueues> nic_;
   // Flows by id from senders_base_ on; a run of done flows at the front leaves (a long run
   // starts millions of flows per host). A deque keeps references as flows come and go.

@@ -54,6 +54,9 @@ class Switch final : public Device {
   // One of the switch's links goes down (what is queued for it is lost) or comes back.
   void on_link_state(const PortState& s);
   void on_routes(const RoutesChange& c) { set_routes(c); }
+  // A parallel run's promises: a switch of a sealed island only carries packets between hosts
+  // of this rank, whose schedules cover what they lead to (see SealedIslands).
+  SimTime output_bound(const pdes::EventBody& event, SimTime at) const override;
 
   using Handlers = pdes::Handlers<&Switch::on_packet, &Switch::on_port_free, &Switch::on_port_speed,
                                   &Switch::on_link_state, &Switch::on_routes>;
