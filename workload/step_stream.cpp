@@ -75,6 +75,11 @@ bool StepStream::later_peers(goal::RankId r, std::vector<goal::RankId>& peers) c
   return true;
 }
 
+std::uint32_t StepStream::busy_together(goal::RankId r) const {
+  if (r >= ranks_.size()) throw std::out_of_range("StepStream: no rank " + std::to_string(r));
+  return shared_->layout.coordinates(r).stage + 1;
+}
+
 void StepStream::finish() {
   goal::SchedulePiece scratch;
   for (goal::RankId r = 0; r < num_ranks(); ++r) {

@@ -1,6 +1,7 @@
 #include "collsim/exec/fabric_executor.hpp"
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -102,12 +103,40 @@ void collect_results(pdes::Transport& transport, SimulationRun& run, std::uint64
                                 r.ops_completed, r.ops_total, r.makespan.picoseconds(), r.events, r.wall_s);
 }
 
+// Ranks whose programs have the same shape (as many ops, the same compute time, the same
+// bytes sent and received) run alike at the same time: a collective's ranks, a pipeline
+// stage's GPUs. Classes 1, 2, ... of the ranks with a mate; none (0) for the others, and for
+// all when there are more classes than a partition can balance.
+std::vector<std::uint32_t> ranks_alike(const goal::Schedule& schedule) {
+  constexpr std::size_t kMostClasses = 16;
+  std::map<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t, std::uint64_t>, std::vector<goal::RankId>> shapes;
+  for (goal::RankId r = 0; r < schedule.num_ranks(); ++r) {
+    const goal::RankOps ops = schedule.rank(r);
+    std::uint64_t calc = 0, sent = 0, received = 0;
+    for (goal::LocalOp i = 0; i < ops.num_ops(); ++i) {
+      const goal::Op op = ops.op(i);
+      (op.kind == goal::OpKind::Calc ? calc : op.kind == goal::OpKind::Send ? sent : received) += op.size;
+    }
+    shapes[{ops.num_ops(), calc, sent, received}].push_back(r);
+  }
+  std::vector<std::uint32_t> classes(schedule.num_ranks(), 0);
+  std::uint32_t next = 0;
+  for (const auto& [shape, ranks] : shapes) {
+    if (ranks.size() < 2) continue;
+    if (++next > kMostClasses) return std::vector<std::uint32_t>(schedule.num_ranks(), 0);
+    for (const goal::RankId r : ranks) classes[r] = next;
+  }
+  return classes;
+}
+
 // Runs the fabric with an App on every host; `after(fabric, run)` reads the hosts before the
 // fabric ends.
-template <typename App, typename MakeApp, typename After>
+// `busy_together(rank)`: the class of a schedule rank (see net::FabricOptions::busy_together),
+// asked only for a parallel run.
+template <typename App, typename MakeApp, typename BusyTogether, typename After>
 SimulationRun run_apps(const topo::Topology& topology, const net::FabricParams& fabric_params, pdes::Transport& transport,
                    const net::FabricOptions& options, const Placement& placement, std::uint32_t num_ranks,
-                   MakeApp make_app, After after) {
+                   MakeApp make_app, BusyTogether busy_together, After after) {
   if (placement.host_of.size() != num_ranks)
     throw std::invalid_argument("the placement has " + std::to_string(placement.host_of.size()) +
                                 " ranks but the schedule " + std::to_string(num_ranks));
@@ -119,6 +148,11 @@ SimulationRun run_apps(const topo::Topology& topology, const net::FabricParams& 
     // Hosts without ranks send nothing: the partition should not count their links as load.
     placed.busy_hosts.resize(placement.ranks_on.size());
     for (std::size_t h = 0; h < placement.ranks_on.size(); ++h) placed.busy_hosts[h] = !placement.ranks_on[h].empty();
+  }
+  if (placed.busy_together.empty() && transport.size() > 1) {
+    placed.busy_together.assign(placement.ranks_on.size(), 0);
+    for (std::size_t h = 0; h < placement.ranks_on.size(); ++h)
+      if (!placement.ranks_on[h].empty()) placed.busy_together[h] = busy_together(placement.ranks_on[h].front());
   }
   net::Fabric fabric(topology, fabric_params, transport, placed, make_app);
   if (options.monitor)
@@ -154,8 +188,11 @@ SimulationRun run_on_fabric(const topo::Topology& topology, const net::FabricPar
   auto make_app = [&](net::HostIndex h) {
     return std::make_unique<Executor>(ops, placement, host_params, h, run_options.record_flows);
   };
+  std::vector<std::uint32_t> classes;
+  if (transport.size() > 1) classes = ranks_alike(schedule);
   return run_apps<Executor>(
       topology, fabric_params, transport, options, placement, schedule.num_ranks(), make_app,
+      [&](goal::RankId r) { return classes[r]; },
       [&](net::Fabric& fabric, SimulationRun& run) {
         std::vector<RankSummary> summaries;
         std::vector<std::string> blocked, unmatched;
@@ -208,6 +245,7 @@ SimulationRun run_stream_on_fabric(const topo::Topology& topology, const net::Fa
   auto make_app = [&](net::HostIndex h) { return std::make_unique<Executor>(ops, placement, host_params, h); };
   return run_apps<Executor>(
       topology, fabric_params, transport, options, placement, stream.num_ranks(), make_app,
+      [&](goal::RankId r) { return stream.busy_together(r); },
       [&](net::Fabric& fabric, SimulationRun& run) {
         std::vector<RankSummary> summaries;
         std::vector<std::string> blocked, unmatched;

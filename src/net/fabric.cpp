@@ -8,10 +8,18 @@
 
 namespace collsim::net {
 
-pdes::LpGraph lp_graph_of(const topo::Topology& t, const std::vector<bool>& busy_hosts, const FlowDomains* domains) {
+pdes::LpGraph lp_graph_of(const topo::Topology& t, const std::vector<bool>& busy_hosts, const FlowDomains* domains,
+                          const std::vector<std::uint32_t>& busy_together) {
   pdes::LpGraph g;
   g.num_lps = static_cast<std::uint32_t>(t.nodes().size());
   g.weight.resize(g.num_lps);
+  if (!busy_together.empty()) {
+    g.busy_together.assign(g.num_lps, 0);
+    for (topo::NodeId n = 0; n < g.num_lps; ++n) {
+      const topo::Node& node = t.node(n);
+      if (node.kind == topo::NodeKind::Host && node.index < busy_together.size()) g.busy_together[n] = busy_together[node.index];
+    }
+  }
   auto busy = [&](topo::NodeId n) {
     const topo::Node& node = t.node(n);
     return node.kind == topo::NodeKind::Host && (node.index >= busy_hosts.size() || busy_hosts[node.index]);
@@ -75,7 +83,10 @@ Fabric::Fabric(const topo::Topology& topology, const FabricParams& params, pdes:
     throw std::invalid_argument("routing " + std::string(to_string(params_.routing)) +
                                 " chooses per packet or by queue, which the flow model has neither of: give the "
                                 "network links packets (network=packet), or route them by ecmp, minimal or rail");
-  const pdes::LpGraph graph = lp_graph_of(topology, options.busy_hosts, &domains_);
+  if (!options.busy_together.empty() && options.busy_together.size() != topology.num_hosts())
+    throw std::invalid_argument("busy_together names " + std::to_string(options.busy_together.size()) +
+                                " hosts, the topology has " + std::to_string(topology.num_hosts()));
+  const pdes::LpGraph graph = lp_graph_of(topology, options.busy_hosts, &domains_, options.busy_together);
   const pdes::Partition partition = pdes::make_partition(graph, transport.size(), options.partition, params_.seed);
   if (transport.size() > 1) sealed_ = sealed_islands(topology, domains_, partition);
   std::vector<bool> owned(graph.num_lps);

@@ -22,6 +22,9 @@ void check_graph(const LpGraph& g) {
   if (!g.weight.empty() && g.weight.size() != g.num_lps)
     throw std::invalid_argument("the LP graph has " + std::to_string(g.weight.size()) + " weights for " +
                                 std::to_string(g.num_lps) + " LPs");
+  if (!g.busy_together.empty() && g.busy_together.size() != g.num_lps)
+    throw std::invalid_argument("the LP graph has " + std::to_string(g.busy_together.size()) + " classes for " +
+                                std::to_string(g.num_lps) + " LPs");
   for (const auto& e : g.edges) {
     if (e.a >= g.num_lps || e.b >= g.num_lps)
       throw std::invalid_argument("a link joins " + lp_name(e.a) + " and " + lp_name(e.b) + ", but there are only " +
@@ -150,6 +153,19 @@ std::vector<std::uint32_t> metis(const LpGraph& g, const Groups& groups, std::ui
     adjacency[a].emplace_back(static_cast<idx_t>(b), w);
     adjacency[b].emplace_back(static_cast<idx_t>(a), w);
   }
+  // One constraint for the whole load, and one per class of LPs busy together (up to a
+  // number METIS balances well; more classes and they are left out).
+  constexpr std::uint32_t kMostClasses = 16;
+  std::uint32_t classes = 0;
+  for (const std::uint32_t c : g.busy_together) classes = std::max(classes, c);
+  if (classes > kMostClasses) classes = 0;
+  const std::size_t ncon_count = 1 + classes;
+  std::vector<std::uint64_t> class_weight(n * ncon_count, 0);
+  for (LpId lp = 0; lp < g.num_lps; ++lp) {
+    class_weight[groups.of_lp[lp] * ncon_count] += g.weight_of(lp);
+    const std::uint32_t c = lp < g.busy_together.size() ? g.busy_together[lp] : 0;
+    if (c > 0 && c <= classes) class_weight[groups.of_lp[lp] * ncon_count + c] += g.weight_of(lp);
+  }
   std::vector<idx_t> xadj{0}, adjncy, adjwgt, vwgt;
   for (std::size_t v = 0; v < n; ++v) {
     auto& list = adjacency[v];
@@ -165,8 +181,9 @@ std::vector<std::uint32_t> metis(const LpGraph& g, const Groups& groups, std::ui
     }
     xadj.push_back(static_cast<idx_t>(adjncy.size()));
     vwgt.push_back(static_cast<idx_t>(std::max<std::uint64_t>(1, groups.weight[v])));
+    for (std::size_t c = 1; c < ncon_count; ++c) vwgt.push_back(static_cast<idx_t>(class_weight[v * ncon_count + c]));
   }
-  idx_t nvtxs = static_cast<idx_t>(n), ncon = 1, nparts = static_cast<idx_t>(ranks), objval = 0;
+  idx_t nvtxs = static_cast<idx_t>(n), ncon = static_cast<idx_t>(ncon_count), nparts = static_cast<idx_t>(ranks), objval = 0;
   idx_t options[METIS_NOPTIONS];
   METIS_SetDefaultOptions(options);
   options[METIS_OPTION_SEED] = static_cast<idx_t>(seed & 0x7FFFFFFF);
@@ -176,8 +193,12 @@ std::vector<std::uint32_t> metis(const LpGraph& g, const Groups& groups, std::ui
   // process, for tests that run several ranks as threads.
   static std::mutex one_at_a_time;
   const std::lock_guard<std::mutex> lock(one_at_a_time);
+  // Each class within a tenth of its share, the whole load as METIS's default allows.
+  std::vector<real_t> tolerance(ncon_count, 1.1f);
+  tolerance[0] = 1.03f;
   const int rc = METIS_PartGraphKway(&nvtxs, &ncon, xadj.data(), adjncy.data(), vwgt.data(), nullptr, adjwgt.data(),
-                                     &nparts, nullptr, nullptr, options, &objval, part.data());
+                                     &nparts, nullptr, ncon_count > 1 ? tolerance.data() : nullptr, options, &objval,
+                                     part.data());
   if (rc != METIS_OK) throw std::runtime_error("METIS could not partition the LP graph (code " + std::to_string(rc) + ")");
   return {part.begin(), part.end()};
 }

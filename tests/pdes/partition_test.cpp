@@ -207,3 +207,27 @@ TEST(Partition, MethodNames) {
 
 }  // namespace
 }  // namespace collsim::pdes
+
+namespace collsim::pdes {
+namespace {
+
+TEST(Partition, MetisSpreadsEachClassOfLpsBusyTogether) {
+  // Eight LPs in a line: the cheapest cut is the middle, which gives each rank one class whole.
+  // LPs 0-3 are busy at one time and 4-7 at another: each rank gets half of each class.
+  LpGraph g;
+  g.num_lps = 8;
+  for (LpId lp = 0; lp + 1 < 8; ++lp) g.edges.push_back({lp, lp + 1, SimTime::ns(500)});
+  const Partition plain = make_partition(g, 2, PartitionMethod::Metis);
+  EXPECT_EQ(std::count(plain.owner.begin(), plain.owner.begin() + 4, plain.owner[0]), 4);
+  g.busy_together = {1, 1, 1, 1, 2, 2, 2, 2};
+  const Partition spread = make_partition(g, 2, PartitionMethod::Metis);
+  for (std::uint32_t r = 0; r < 2; ++r) {
+    EXPECT_EQ(std::count(spread.owner.begin(), spread.owner.begin() + 4, r), 2) << "rank " << r;
+    EXPECT_EQ(std::count(spread.owner.begin() + 4, spread.owner.end(), r), 2) << "rank " << r;
+  }
+  g.busy_together = {1, 1};
+  EXPECT_THROW(make_partition(g, 2, PartitionMethod::Metis), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace collsim::pdes

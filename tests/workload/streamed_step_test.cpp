@@ -251,3 +251,15 @@ TEST(StreamedStep, LaterPeersCoverThePiecesThatFollow) {
 
 }  // namespace
 }  // namespace collsim::workload
+
+namespace collsim::workload {
+namespace {
+
+TEST(StreamedStep, RanksOfAPipelineStageAreBusyTogether) {
+  const WorkloadSpec w = preset("gpt3_1.3b");  // TP 2, DP 4, PP 2: ranks 0-7 stage 0
+  StepStream stream(w, eight_per_node());
+  for (goal::RankId r = 0; r < stream.num_ranks(); ++r) EXPECT_EQ(stream.busy_together(r), r < 8 ? 1u : 2u);
+}
+
+}  // namespace
+}  // namespace collsim::workload

@@ -43,6 +43,10 @@ class ScheduleStream {
   // (more is allowed, in any order), in `peers`; false when the producer cannot tell. A
   // parallel run reads it to promise that a rank's future stays on its side of the partition.
   virtual bool later_peers(RankId /*r*/, std::vector<RankId>& /*peers*/) const { return false; }
+  // Ranks of one class (1, 2, ...) run alike at the same time, such as the GPUs of a pipeline
+  // stage in every data-parallel replica; 0: the producer cannot tell. A parallel run spreads
+  // each class over its simulator ranks.
+  virtual std::uint32_t busy_together(RankId /*r*/) const { return 0; }
 };
 
 }  // namespace collsim::goal

@@ -38,6 +38,9 @@ struct FabricOptions {
   // Hosts that run something, by host index (empty: all): the partition balances their load
   // (see lp_graph_of).
   std::vector<bool> busy_hosts;
+  // Hosts of one class (1, 2, ...; 0: none) are busy at the same time, by host index (empty:
+  // none known): the partition spreads each class over the ranks (see pdes::LpGraph).
+  std::vector<std::uint32_t> busy_together;
   // Which links run the flow model (the rest are packets).
   Fidelity fidelity;
   // Packet links whose speed changes during the run.
@@ -138,8 +141,8 @@ class Fabric {
 // face them weigh, so that a job on part of a cluster is split over the ranks rather than
 // balanced against the idle rest. With flow domains, each host of a domain is also joined to the
 // domain's home by the latency of its link into the domain: the flow model's events travel
-// between them.
+// between them. `busy_together` (by host index, or empty) gives hosts their classes.
 pdes::LpGraph lp_graph_of(const topo::Topology& topology, const std::vector<bool>& busy_hosts = {},
-                          const FlowDomains* domains = nullptr);
+                          const FlowDomains* domains = nullptr, const std::vector<std::uint32_t>& busy_together = {});
 
 }  // namespace collsim::net

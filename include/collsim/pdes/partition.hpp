@@ -25,6 +25,10 @@ struct LpGraph {
 
   std::uint32_t num_lps = 0;
   std::vector<std::uint32_t> weight;  // expected load per LP; empty: all 1
+  // LPs of one class (1, 2, ...) are busy at the same time (the GPUs of a pipeline stage in
+  // every data-parallel replica): METIS spreads each class's weight evenly over the ranks, so
+  // that in every phase each rank has its share. Empty, or 0 for an LP: no class.
+  std::vector<std::uint32_t> busy_together;
   std::vector<Edge> edges;
   // Every LP may send to every other with at least this delay (PHOLD-like models).
   std::optional<SimTime> any_to_any;
@@ -43,7 +47,7 @@ enum class PartitionMethod {
   Block,       // contiguous runs of LP ids, balanced by weight
   RoundRobin,  // LP groups dealt to ranks in turn
   Random,      // LP groups to random ranks (seeded): for testing
-  Metis,       // METIS k-way on the graph, sparing short links
+  Metis,       // METIS k-way on the graph, sparing short links, spreading each busy_together class
 };
 
 std::optional<PartitionMethod> partition_method_from_name(std::string_view name);

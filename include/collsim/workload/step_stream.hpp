@@ -22,6 +22,8 @@ class StepStream final : public goal::ScheduleStream {
   std::uint32_t num_ranks() const override;
   bool next_piece(goal::RankId r, goal::SchedulePiece& piece) override;
   bool later_peers(goal::RankId r, std::vector<goal::RankId>& peers) const override;
+  // The rank's pipeline stage (+ 1): every stage's GPUs run the same program in each replica.
+  std::uint32_t busy_together(goal::RankId r) const override;
 
   // compute_ns and bytes_sent count the pieces handed over so far: all of them once every
   // rank's stream has ended (see finish()).
