@@ -72,14 +72,15 @@ Groups zero_latency_groups(const LpGraph& g) {
   return groups;
 }
 
-// Whether groups of these weights can be dealt to `ranks` ranks with none more than a tenth
-// over the mean (heaviest first, each to the lightest rank so far).
+// Whether groups of these weights can be dealt to `ranks` ranks with none more than a quarter
+// over the mean (heaviest first, each to the lightest rank so far). Generous: a rank that
+// holds its servers whole promises far more than one that cuts them.
 bool balances(std::vector<std::uint64_t> weights, std::uint32_t ranks) {
   const std::uint64_t total = std::accumulate(weights.begin(), weights.end(), std::uint64_t{0});
   std::sort(weights.begin(), weights.end(), std::greater<>());
   std::vector<std::uint64_t> load(ranks, 0);
   for (const std::uint64_t w : weights) *std::min_element(load.begin(), load.end()) += w;
-  return 10 * ranks * *std::max_element(load.begin(), load.end()) <= 11 * total;
+  return 4 * ranks * *std::max_element(load.begin(), load.end()) <= 5 * total;
 }
 
 // Joins the groups over the shortest links, one latency at a time from the shortest, while
