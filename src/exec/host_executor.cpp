@@ -232,6 +232,8 @@ void HostExecutor<Store>::send_data(net::Host& host, std::uint32_t slot, LocalOp
   // The notice goes as the data starts leaving.
   const std::int64_t now = host.time().picoseconds();
   const ScaleUpPort::Departure d = scale_up_.depart(now, info.size);
+  // Its notice is still to be sent: what a promise must count.
+  track(slot, op, OpFrontier::Stage::Running, d.start_ps);
   set_timer(host, d.done_ps - now, HostTimer{HostTimer::Kind::SendDone, slot, op});
   const HostTimer notice{HostTimer::Kind::NoticeStart, slot, op, request};
   if (d.start_ps == now) {
@@ -245,6 +247,7 @@ template <typename Store>
 void HostExecutor<Store>::scale_up_timer(net::Host& host, const HostTimer& t) {
   switch (t.kind) {
     case HostTimer::Kind::NoticeStart: {
+      track(t.slot, t.op, OpFrontier::Stage::Waiting);
       const OpInfo info = store_.op(ranks_[t.slot].rank, t.op);
       host.start_flow(placement_.host_of[info.peer], params_.control_bytes, 0,
                       header(Kind::Data, t.request, t.slot, placement_.slot_of(info.peer)), info.nic,
@@ -270,11 +273,15 @@ void HostExecutor<Store>::on_acked(net::Host& host, const net::FlowEnd& end) {
 }
 
 template <typename Store>
+bool HostExecutor<Store>::beyond(const net::Host& host, goal::RankId peer) const {
+  const std::uint32_t peer_host = placement_.host_of[peer];
+  return peer_host != host_ && !host.sealed_toward(peer_host);
+}
+
+template <typename Store>
 bool HostExecutor<Store>::open(const net::Host& host, const OpInfo& info) const {
   if (info.kind == OpKind::Calc) return false;
-  if (info.kind == OpKind::Recv && info.peer == goal::kAnySource) return true;
-  const std::uint32_t peer_host = placement_.host_of[info.peer];
-  return peer_host != host_ && !host.sealed_toward(peer_host);  // the same as earliest_open_send's open_peer
+  return (info.kind == OpKind::Recv && info.peer == goal::kAnySource) || beyond(host, info.peer);
 }
 
 template <typename Store>
@@ -298,10 +305,7 @@ SimTime HostExecutor<Store>::earliest_open_send(const net::Host& host, SimTime f
     heap.emplace_back(t, op);
     std::push_heap(heap.begin(), heap.end(), std::greater<>());
   };
-  const auto open_peer = [&](goal::RankId peer) {
-    const std::uint32_t peer_host = placement_.host_of[peer];
-    return peer_host != host_ && !host.sealed_toward(peer_host);
-  };
+  const auto open_peer = [&](goal::RankId peer) { return beyond(host, peer); };
   for (std::uint32_t slot = 0; slot < ranks_.size() && best > lo; ++slot) {
     const goal::RankId rank = ranks_[slot].rank;
     heap.clear();

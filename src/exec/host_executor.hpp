@@ -132,7 +132,9 @@ class HostExecutor final : public net::HostApp {
   void track(std::uint32_t slot, goal::LocalOp op, OpFrontier::Stage stage, std::int64_t done_ps = 0) {
     if (track_) frontier_[slot].set(op, stage, done_ps);
   }
-  // Whether op `info` of a rank talks to a host beyond this rank's sealed part of the fabric.
+  // Whether `peer` runs on a host beyond this simulator rank's sealed part of the fabric, and
+  // whether op `info` of a rank talks to such a host (a receive from anyone may).
+  bool beyond(const net::Host& host, goal::RankId peer) const;
   bool open(const net::Host& host, const OpInfo& info) const;
   void drain(net::Host& host);
   void run_ready(net::Host& host, std::uint32_t slot, goal::LocalOp op);

@@ -9,6 +9,7 @@
 #include "collsim/goal/schedule_builder.hpp"
 #include "exec/schedule_pieces.hpp"
 #include "exec/servers_on_a_leaf.hpp"
+#include "net/fabric_test_util.hpp"
 #include "pdes/thread_transport.hpp"
 
 namespace collsim::exec {
@@ -121,6 +122,52 @@ TEST(ParallelPromises, AStreamWhoseLaterPeersAreUnknownGivesTheSameResult) {
   ASSERT_TRUE(two.result.complete);
   EXPECT_EQ(two.result.rank_finish, one.result.rank_finish);
   EXPECT_EQ(two.stats.events, one.stats.events);
+}
+
+TEST(ParallelPromises, ScaleUpMessagesAcrossTheCutKeepThePromises) {
+  // --scale-up message on one "server" of four hosts on a switch, split over two ranks: a
+  // rendezvous's data goes as a notice after a delay, which the promise counts as a send still
+  // to come. Each rank computes, then sends 1 MiB to each other rank at once (so that its
+  // port queues the notices), three times.
+  goal::ScheduleBuilder b(4);
+  for (goal::RankId r = 0; r < 4; ++r) {
+    b.begin_rank(r);
+    std::vector<goal::LocalOp> last;
+    for (std::uint32_t step = 0; step < 3; ++step) {
+      const goal::LocalOp c = b.add(goal::Op::calc(100'000));
+      for (const goal::LocalOp l : last) b.add_requires(c, l);
+      last.clear();
+      for (goal::RankId k = 1; k < 4; ++k) {
+        const goal::LocalOp send = b.add(goal::Op::send(kMiB, (r + k) % 4, step));
+        const goal::LocalOp recv = b.add(goal::Op::recv(kMiB, (r + 4 - k) % 4, step));
+        b.add_requires(send, c);
+        b.add_requires(recv, c);
+        last.push_back(send);
+        last.push_back(recv);
+      }
+    }
+    b.end_rank();
+  }
+  const goal::Schedule s = b.finish();
+  const topo::Topology t = net::testing::star(4, Bandwidth::gbps(100), SimTime::ns(1000));
+  PacketHostParams host;
+  host.scale_up.hosts_per_server = 4;
+  host.scale_up.bits_per_s = 100'000'000'000;
+  host.scale_up.latency = SimTime::us(2);
+  host.scale_up.header_bytes = 64;
+  const Placement placement = make_placement(PlacementMethod::Linear, 4, 4);
+  const auto local = pdes::make_local_transport();
+  const SimulationRun one = run_on_fabric(t, net::FabricParams{}, *local, net::FabricOptions{}, s, placement, host);
+  pdes::testing::ThreadRanks ranks(2);
+  SimulationRun two;
+  ranks.run([&](std::uint32_t r, pdes::Transport& transport) {
+    SimulationRun run = run_on_fabric(t, net::FabricParams{}, transport, net::FabricOptions{}, s, placement, host);
+    if (r == 0) two = std::move(run);
+  });
+  ASSERT_TRUE(one.result.complete);
+  ASSERT_TRUE(two.result.complete);
+  EXPECT_EQ(two.result.rank_finish, one.result.rank_finish);
+  EXPECT_GT(two.stats.remote_events, 0u);
 }
 
 }  // namespace
