@@ -154,18 +154,28 @@ std::vector<std::uint32_t> metis(const LpGraph& g, const Groups& groups, std::ui
     adjacency[a].emplace_back(static_cast<idx_t>(b), w);
     adjacency[b].emplace_back(static_cast<idx_t>(a), w);
   }
-  // One constraint for the whole load, and one per class of LPs busy together (up to a
-  // number METIS balances well; more classes and they are left out).
+  // One constraint for the whole load, and one per class of LPs busy together that can be
+  // spread: a class in fewer groups than there are ranks cannot give every rank a share, and
+  // asking METIS for it only bends the rest (such a class is left out). Up to a number of
+  // classes METIS balances well; with more, none.
   constexpr std::uint32_t kMostClasses = 16;
   std::uint32_t classes = 0;
   for (const std::uint32_t c : g.busy_together) classes = std::max(classes, c);
-  if (classes > kMostClasses) classes = 0;
-  const std::size_t ncon_count = 1 + classes;
+  std::vector<std::uint32_t> constraint(classes + 1, 0);  // by class: its constraint, or 0
+  std::size_t ncon_count = 1;
+  if (classes <= kMostClasses) {
+    std::vector<std::vector<bool>> in_group(classes + 1, std::vector<bool>(n, false));
+    for (LpId lp = 0; lp < g.busy_together.size(); ++lp) in_group[g.busy_together[lp]][groups.of_lp[lp]] = true;
+    for (std::uint32_t c = 1; c <= classes; ++c)
+      if (static_cast<std::size_t>(std::count(in_group[c].begin(), in_group[c].end(), true)) >= ranks)
+        constraint[c] = static_cast<std::uint32_t>(ncon_count++);
+  }
   std::vector<std::uint64_t> class_weight(n * ncon_count, 0);
   for (LpId lp = 0; lp < g.num_lps; ++lp) {
     class_weight[groups.of_lp[lp] * ncon_count] += g.weight_of(lp);
     const std::uint32_t c = lp < g.busy_together.size() ? g.busy_together[lp] : 0;
-    if (c > 0 && c <= classes) class_weight[groups.of_lp[lp] * ncon_count + c] += g.weight_of(lp);
+    if (c > 0 && c <= classes && constraint[c] > 0)
+      class_weight[groups.of_lp[lp] * ncon_count + constraint[c]] += g.weight_of(lp);
   }
   std::vector<idx_t> xadj{0}, adjncy, adjwgt, vwgt;
   for (std::size_t v = 0; v < n; ++v) {
@@ -201,7 +211,22 @@ std::vector<std::uint32_t> metis(const LpGraph& g, const Groups& groups, std::ui
                                      &nparts, nullptr, ncon_count > 1 ? tolerance.data() : nullptr, options, &objval,
                                      part.data());
   if (rc != METIS_OK) throw std::runtime_error("METIS could not partition the LP graph (code " + std::to_string(rc) + ")");
-  return {part.begin(), part.end()};
+  std::vector<std::uint32_t> rank_of(part.begin(), part.end());
+  // On a handful of groups METIS may leave a rank without any: then the heaviest group goes
+  // to the lightest rank, one after the other.
+  std::vector<std::uint64_t> load(ranks, 0);
+  for (std::size_t v = 0; v < n; ++v) load[rank_of[v]] += groups.weight[v];
+  if (std::find(load.begin(), load.end(), 0) == load.end()) return rank_of;
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return groups.weight[a] > groups.weight[b]; });
+  std::fill(load.begin(), load.end(), 0);
+  for (const std::size_t v : order) {
+    const auto lightest = static_cast<std::uint32_t>(std::min_element(load.begin(), load.end()) - load.begin());
+    rank_of[v] = lightest;
+    load[lightest] += groups.weight[v];
+  }
+  return rank_of;
 }
 
 std::string_view method_name(PartitionMethod method) {

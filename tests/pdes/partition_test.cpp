@@ -229,5 +229,17 @@ TEST(Partition, MetisSpreadsEachClassOfLpsBusyTogether) {
   EXPECT_THROW(make_partition(g, 2, PartitionMethod::Metis), std::invalid_argument);
 }
 
+TEST(Partition, AClassInFewerGroupsThanRanksIsLeftOut) {
+  // On 4 ranks, class 1 (three LPs) cannot give every rank a share: METIS is asked only for
+  // class 2, as if class 1 were none.
+  LpGraph g;
+  g.num_lps = 8;
+  for (LpId lp = 0; lp + 1 < 8; ++lp) g.edges.push_back({lp, lp + 1, SimTime::ns(500)});
+  g.busy_together = {1, 1, 1, 2, 2, 2, 2, 2};
+  const Partition with = make_partition(g, 4, PartitionMethod::Metis);
+  g.busy_together = {0, 0, 0, 2, 2, 2, 2, 2};
+  EXPECT_EQ(with, make_partition(g, 4, PartitionMethod::Metis));
+}
+
 }  // namespace
 }  // namespace collsim::pdes
