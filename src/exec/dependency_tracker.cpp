@@ -11,7 +11,7 @@ DependencyTracker::DependencyTracker(const goal::RankOps& ops) : ops_(ops.num_op
   dependents_.resize(ops.num_requires() + ops.num_irequires());
   std::vector<std::uint32_t> scratch;
   ops_[n].first_dependent =
-      reverse_dependencies(ops, dependents_.data(), scratch, [&](goal::LocalOp i, std::uint32_t first, std::uint32_t start) {
+      reverse_dependencies(ops, dependents_.data(), scratch, [&](goal::LocalOp i, std::uint32_t first, std::uint32_t start, std::uint32_t) {
         ops_[i].first_dependent = first;
         ops_[i].first_start_dependent = start;
       });

@@ -38,10 +38,16 @@ ScheduleStore::ScheduleStore(const goal::Schedule& schedule, bool record_times)
     for (LocalOp i = 0; i < n; ++i) {
       const std::uint64_t g = g0 + i;
       Record& o = rank[i];
-      o.size = c_.size[g];
+      const std::uint64_t size = c_.size[g];
+      if (size >= kSizeBeside) [[unlikely]] {
+        o.size = kSizeBeside;
+        sizes_beside_.push_back({g, size});
+      } else {
+        o.size = static_cast<std::uint32_t>(size);
+      }
       o.peer = c_.peer[g];
       o.tag = c_.tag[g];
-      o.kind = c_.kind[g];
+      o.set_kind(c_.kind[g]);
       o.cpu = c_.cpu[g];
       o.nic = c_.nic[g];
       max_cpu = std::max(max_cpu, o.cpu);
@@ -49,9 +55,16 @@ ScheduleStore::ScheduleStore(const goal::Schedule& schedule, bool record_times)
       o.pending = (req.offset[i + 1] - req.offset[i]) + (ireq.offset[i + 1] - ireq.offset[i]);
     }
     const std::uint32_t next = reverse_dependencies(
-        ops, dependents_.data() + dependent_base(r), scratch, [&](LocalOp i, std::uint32_t first, std::uint32_t start) {
+        ops, dependents_.data() + dependent_base(r), scratch,
+        [&](LocalOp i, std::uint32_t first, std::uint32_t start, std::uint32_t end) {
           rank[i].first_dependent = first;
-          rank[i].first_start_dependent = start;
+          const std::uint32_t starting = end - start;
+          if (starting >= kStartDependentsBeside) [[unlikely]] {
+            rank[i].start_dependents = kStartDependentsBeside;
+            start_dependents_beside_.push_back({g0 + i, starting});
+          } else {
+            rank[i].start_dependents = static_cast<std::uint8_t>(starting);
+          }
         });
     rank[n].first_dependent = next;
   }

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -372,6 +373,48 @@ TEST(LogGOPS, IrequiresStartsWithThePrerequisiteAndRequiresAfterIt) {
   const auto r = run(head + "l2 requires l1\n}\n");
   EXPECT_EQ(r.op_start[2], 5500u);
   EXPECT_EQ(r.rank_finish[1], 5600u);
+}
+
+
+TEST(LogGOPS, SizesOf2To32BytesOrNanosecondsAndUpAreExact) {
+  // The send is ready first and holds the cpu for o = 1500; then 2^32 - 1 ns of calc, then
+  // 7 ns. The rendezvous message of 2^32 + 1 bytes is taken at o + L = 4000 and holds the
+  // receiver's cpu for o + 2^32 G = 1500 + 25769803776.
+  const auto r = run(R"(num_ranks 2
+rank 0 {
+l1: calc 4294967295
+l2: calc 7
+l2 requires l1
+l3: send 4294967297b to 1
+}
+rank 1 {
+l1: recv 4294967297b from 0
+}
+)");
+  EXPECT_TRUE(r.complete);
+  EXPECT_EQ(r.op_start[0], 1500u);
+  EXPECT_EQ(r.op_end[0], 1500 + 4294967295ull);
+  EXPECT_EQ(r.op_end[1], 1500 + 4294967302ull);
+  EXPECT_EQ(r.rank_finish, (std::vector<std::uint64_t>{1500 + 4294967302ull, 4000 + 1500 + 25769803776ull}));
+  EXPECT_EQ(r.bytes, 4294967297u);
+}
+
+TEST(LogGOPS, AnOpThatReleasesHundredsOfOpsAsItStartsReleasesEachOnce) {
+  // l0 (10 ns) is irequired by 300 calcs of 1 ns and required by one of 2 ns, all on one
+  // cpu: they run one after the other from 10 (in the order LogGOPSim's std::sort leaves
+  // them), each once, and the rank ends at 10 + 300 + 2.
+  std::string text = "num_ranks 1\nrank 0 {\nl0: calc 10\n";
+  for (int k = 1; k <= 300; ++k) text += "l" + std::to_string(k) + ": calc 1\nl" + std::to_string(k) + " irequires l0\n";
+  text += "l301: calc 2\nl301 requires l0\n}\n";
+  const auto r = run(text);
+  EXPECT_TRUE(r.complete);
+  EXPECT_EQ(r.ops_completed, 302u);
+  std::vector<std::uint64_t> starts(r.op_start.begin() + 1, r.op_start.end());
+  std::sort(starts.begin(), starts.end());
+  EXPECT_EQ(starts.front(), 10u);
+  EXPECT_LE(starts.back(), 311u);
+  EXPECT_EQ(std::adjacent_find(starts.begin(), starts.end()), starts.end());
+  EXPECT_EQ(r.rank_finish, (std::vector<std::uint64_t>{312}));
 }
 
 TEST(LogGOPS, ADependentOnAnIdleCpuStartsWhenThatCpuIsFreeAsInLogGOPSim) {

@@ -18,8 +18,8 @@ enum class OpState : std::uint8_t { Waiting, Ready, Started, Finished };
 // One rank's dependency edges reversed, as one CSR: for each op, the ops that require it
 // (released when it finishes), then the ops that irequire it (released when it starts), each
 // in op order, written to `dependents` (num_requires() + num_irequires() entries). Calls
-// lists(i, first, first_start) with where op i's two lists begin; returns where the last
-// one ends. `scratch` is working space, reused across ranks.
+// lists(i, first, first_start, end) with where op i's two lists begin and where the second
+// ends; returns where the last op's ends. `scratch` is working space, reused across ranks.
 template <typename Lists>
 std::uint32_t reverse_dependencies(const goal::RankOps& ops, std::uint32_t* dependents,
                                    std::vector<std::uint32_t>& scratch, Lists&& lists) {
@@ -39,7 +39,7 @@ std::uint32_t reverse_dependencies(const goal::RankOps& ops, std::uint32_t* depe
     const std::uint32_t finishing = finish_next[i], starting = start_next[i];
     finish_next[i] = next;
     start_next[i] = next + finishing;
-    lists(i, next, next + finishing);
+    lists(i, next, next + finishing, next + finishing + starting);
     next += finishing + starting;
   }
   // Filling in op order keeps each list in op order.
