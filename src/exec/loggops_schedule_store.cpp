@@ -37,7 +37,9 @@ ScheduleStore::ScheduleStore(const goal::Schedule& schedule, bool record_times)
     const goal::RankOps::Rows req = ops.requires_rows(), ireq = ops.irequires_rows();
     for (LocalOp i = 0; i < n; ++i) {
       const std::uint64_t g = g0 + i;
-      Record& o = rank[i];
+      // The record is written whole: a first access that reads would map the zero page,
+      // and the write after it fault again.
+      Record o;
       const std::uint64_t size = c_.size[g];
       if (size >= kSizeBeside) [[unlikely]] {
         o.size = kSizeBeside;
@@ -53,6 +55,7 @@ ScheduleStore::ScheduleStore(const goal::Schedule& schedule, bool record_times)
       max_cpu = std::max(max_cpu, o.cpu);
       max_nic = std::max(max_nic, o.nic);
       o.pending = (req.offset[i + 1] - req.offset[i]) + (ireq.offset[i + 1] - ireq.offset[i]);
+      rank[i] = o;
     }
     const std::uint32_t next = reverse_dependencies(
         ops, dependents_.data() + dependent_base(r), scratch,
