@@ -126,8 +126,9 @@ Schedule parse_goalb(std::span<const std::byte> bytes, const std::string& file_n
 }
 
 Schedule read_goalb_file(const std::string& path) {
-  // The schedule reads its columns straight from the mapped file, which it keeps open.
-  auto file = std::make_shared<const MappedFile>(path, MappedFile::Access::WholeFile);
+  // The schedule reads its columns straight from the mapped file, which it keeps open, and
+  // gives back the pages of the ranks it has checked (see Schedule::drop_resident).
+  auto file = std::make_shared<const MappedFile>(path, MappedFile::Access::InParts);
   const detail::ByteReader in(file->bytes(), path);
   const ScheduleColumns columns = locate_columns(file->bytes(), in);
   if (!aligned(columns)) return parse_goalb(file->bytes(), path);

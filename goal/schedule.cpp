@@ -123,7 +123,11 @@ std::optional<std::string> validate_rows(const ScheduleColumns& a, std::span<con
 
 }  // namespace
 
-std::optional<std::string> validate(const ScheduleColumns& a) {
+std::optional<std::string> validate(const ScheduleColumns& a) { return validate(a, {}); }
+
+std::optional<std::string> validate(const ScheduleColumns& a,
+                                    const std::function<void(std::uint32_t first, std::uint32_t end)>& checked) {
+  constexpr std::uint64_t kReportEvery = 1u << 16;  // ops
   if (a.num_ranks == 0) return std::string("num_ranks is 0");
   const std::uint64_t n = a.kind.size();
   if (a.cpu.size() != n || a.nic.size() != n || a.peer.size() != n || a.tag.size() != n || a.size.size() != n)
@@ -134,7 +138,12 @@ std::optional<std::string> validate(const ScheduleColumns& a) {
     return e;
   if (a.requires_offset.size() != n + a.num_ranks || a.irequires_offset.size() != n + a.num_ranks)
     return std::string("dependency offsets must have num_ops + num_ranks entries");
+  std::uint32_t unreported = 0;
   for (std::uint32_t r = 0; r < a.num_ranks; ++r) {
+    if (checked && a.op_begin[r] - a.op_begin[unreported] >= kReportEvery) {
+      checked(unreported, r);
+      unreported = r;
+    }
     if (a.op_begin[r + 1] - a.op_begin[r] > 0xFFFFFFFFull)
       return "rank " + std::to_string(r) + " has more than 2^32-1 ops";
     if (auto e = validate_rows(a, a.requires_offset, a.requires_target, a.requires_begin, r, "requires")) return e;
@@ -162,6 +171,7 @@ std::optional<std::string> validate(const ScheduleColumns& a) {
       }
     }
   }
+  if (checked) checked(unreported, a.num_ranks);
   return std::nullopt;
 }
 
@@ -219,9 +229,13 @@ std::variant<Schedule, std::string> Schedule::checked(const ScheduleColumns& col
 
 std::variant<Schedule, std::string> Schedule::checked(const ScheduleColumns& columns,
                                                       std::shared_ptr<const MappedFile> file) {
-  auto checked_schedule = checked(columns, std::shared_ptr<const void>(file));
-  if (auto* s = std::get_if<Schedule>(&checked_schedule)) s->file_ = std::move(file);
-  return checked_schedule;
+  // What has been checked is given back as the check goes: a run copies the ranks it needs
+  // later, a few at a time, and the whole file is never in memory at once.
+  Schedule schedule(columns, std::shared_ptr<const void>(file));
+  schedule.file_ = std::move(file);
+  if (auto e = validate(columns, [&](RankId first, RankId end) { schedule.drop_resident(first, end); }))
+    return std::move(*e);
+  return schedule;
 }
 
 void Schedule::drop_resident(RankId first, RankId end) const {

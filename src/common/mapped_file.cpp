@@ -29,8 +29,7 @@ MappedFile::MappedFile(const std::string& path, Access access) : path_(path) {
   }
   size_ = static_cast<std::size_t>(st.st_size);
   if (size_ > 0) {
-    const int flags = MAP_PRIVATE | (access == Access::WholeFile ? MAP_POPULATE : 0);
-    void* p = ::mmap(nullptr, size_, PROT_READ, flags, fd, 0);
+    void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
     if (p == MAP_FAILED) {
       const int err = errno;
       ::close(fd);

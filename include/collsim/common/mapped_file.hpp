@@ -12,7 +12,7 @@ class MappedFile {
  public:
   enum class Access {
     Sequential,  // read front to back once (parsers)
-    WholeFile,   // all of it, soon and repeatedly: map every page up front
+    InParts,     // a part at a time, maybe more than once (see drop_resident)
   };
   // Throws InputError naming the path when the file cannot be opened or mapped.
   explicit MappedFile(const std::string& path, Access access = Access::Sequential);

@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -99,6 +100,10 @@ ScheduleArrays copy_columns(const ScheduleColumns& columns);
 // Returns a description of the first inconsistency, or nothing when the columns form a
 // valid schedule. Linear time; does not look for dependency cycles.
 std::optional<std::string> validate(const ScheduleColumns& columns);
+// The same, calling checked(first, end) as ranks [first, end) have been checked, a few MB
+// of ops at a time, so that a reader of a mapped file can give back what it has read.
+std::optional<std::string> validate(const ScheduleColumns& columns,
+                                    const std::function<void(std::uint32_t first, std::uint32_t end)>& checked);
 inline std::optional<std::string> validate(const ScheduleArrays& arrays) { return validate(columns_of(arrays)); }
 
 // Read-only view of one rank's ops.
