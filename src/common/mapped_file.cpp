@@ -36,6 +36,9 @@ MappedFile::MappedFile(const std::string& path, Access access) : path_(path) {
       throw InputError::in_file(path, std::string("cannot map into memory: ") + std::strerror(err));
     }
     if (access == Access::Sequential) ::madvise(p, size_, MADV_SEQUENTIAL);
+    // A file just written sits in the page cache in folios of up to 2 MiB, which a fault
+    // would map whole: parts given back would stay mapped around the part being read.
+    if (access == Access::InParts) ::madvise(p, size_, MADV_NOHUGEPAGE);
     data_ = static_cast<const std::byte*>(p);
   }
   ::close(fd);
