@@ -158,7 +158,28 @@ void read_rank(const detail::ByteReader& in, RankId rank, Section sec, std::uint
 
 }  // namespace
 
-Schedule parse_loggopsim_binary(std::span<const std::byte> bytes, const std::string& file_name) {
+namespace {
+
+// What the ranks' section headers promise, to reserve the schedule's columns once instead of
+// growing them (a copy of everything so far at each doubling, and twice the memory at the
+// peak). Only a hint: sections that lie outside the file count nothing here, and are
+// reported when read.
+std::pair<std::uint64_t, std::uint64_t> promised_ops_and_edges(const detail::ByteReader& in, std::uint32_t num_ranks) {
+  std::uint64_t ops = 0, edges = 0;
+  for (RankId r = 0; r < num_ranks; ++r) {
+    const std::uint64_t entry = kHeaderBytes + 16ull * r;
+    const std::uint64_t start = in.load<std::uint64_t>(entry) + 8, end = in.load<std::uint64_t>(entry + 8) + 8;
+    if (start > end || end > in.size() || end - start < 8) continue;
+    const std::uint64_t nodes = in.load<std::uint32_t>(start), roots = in.load<std::uint32_t>(start + 4);
+    const std::uint64_t appendix_at = start + 8 + 4 * roots + kNodeBytes * nodes;
+    if (appendix_at > end) continue;
+    ops += nodes;
+    edges += (end - appendix_at) / 4;
+  }
+  return {ops, edges};
+}
+
+Schedule parse(std::span<const std::byte> bytes, const std::string& file_name, const MappedFile* file) {
   const detail::ByteReader in(bytes, file_name);
   const auto magic = in.read<std::uint64_t>(0, "the magic number");
   if (magic != kLogGOPSimMagic)
@@ -170,7 +191,13 @@ Schedule parse_loggopsim_binary(std::span<const std::byte> bytes, const std::str
   in.require(kHeaderBytes, 16ull * num_ranks, "the jump table of " + std::to_string(num_ranks) + " ranks");
 
   ScheduleBuilder builder(num_ranks);
+  const auto [ops, edges] = promised_ops_and_edges(in, num_ranks);
+  builder.reserve(ops, edges);
   std::vector<std::uint32_t> incoming;
+  // A mapped file's sections read so far are given back every few MB: the file and the
+  // schedule are never both in memory whole.
+  constexpr std::uint64_t kDropEvery = 4u << 20;  // bytes
+  std::uint64_t read_from = 0;
   for (RankId r = 0; r < num_ranks; ++r) {
     const std::uint64_t entry = kHeaderBytes + 16ull * r;
     const auto start = in.load<std::uint64_t>(entry);
@@ -180,13 +207,24 @@ Schedule parse_loggopsim_binary(std::span<const std::byte> bytes, const std::str
       in.fail(entry, "rank " + std::to_string(r) + ": section [" + std::to_string(start) + ", " + std::to_string(end) +
                          ") lies outside the file's " + std::to_string(in.size() - 8) + " bytes after the magic");
     read_rank(in, r, Section{start + 8, end + 8}, num_ranks, max_cpu, max_nic, builder, incoming);
+    if (file != nullptr && end + 8 >= read_from + kDropEvery) {
+      // txt2bin writes the sections in rank order; one out of order is only read again.
+      if (end + 8 > read_from) file->drop_resident(bytes.subspan(read_from, end + 8 - read_from));
+      read_from = std::max(read_from, end + 8);
+    }
   }
   return builder.finish();
 }
 
+}  // namespace
+
+Schedule parse_loggopsim_binary(std::span<const std::byte> bytes, const std::string& file_name) {
+  return parse(bytes, file_name, nullptr);
+}
+
 Schedule read_loggopsim_binary_file(const std::string& path) {
-  const MappedFile file(path);
-  return parse_loggopsim_binary(file.bytes(), path);
+  const MappedFile file(path, MappedFile::Access::InParts);
+  return parse(file.bytes(), path, &file);
 }
 
 void write_loggopsim_binary(const Schedule& schedule, std::ostream& out) {
