@@ -72,14 +72,30 @@ Groups zero_latency_groups(const LpGraph& g) {
   return groups;
 }
 
+// Deals groups of these weights to `ranks` ranks, heaviest first, each to the lightest rank
+// so far (the first of equals): each group's rank, and each rank's load.
+std::vector<std::uint32_t> deal_heaviest_first(const std::vector<std::uint64_t>& weights, std::uint32_t ranks,
+                                               std::vector<std::uint64_t>& load) {
+  std::vector<std::size_t> order(weights.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return weights[a] > weights[b]; });
+  load.assign(ranks, 0);
+  std::vector<std::uint32_t> rank_of(weights.size());
+  for (const std::size_t v : order) {
+    const auto lightest = static_cast<std::uint32_t>(std::min_element(load.begin(), load.end()) - load.begin());
+    rank_of[v] = lightest;
+    load[lightest] += weights[v];
+  }
+  return rank_of;
+}
+
 // Whether groups of these weights can be dealt to `ranks` ranks with none more than a quarter
-// over the mean (heaviest first, each to the lightest rank so far). Generous: a rank that
-// holds its servers whole promises far more than one that cuts them.
-bool balances(std::vector<std::uint64_t> weights, std::uint32_t ranks) {
+// over the mean (deal_heaviest_first). Generous: a rank that holds its servers whole promises
+// far more than one that cuts them.
+bool balances(const std::vector<std::uint64_t>& weights, std::uint32_t ranks) {
   const std::uint64_t total = std::accumulate(weights.begin(), weights.end(), std::uint64_t{0});
-  std::sort(weights.begin(), weights.end(), std::greater<>());
-  std::vector<std::uint64_t> load(ranks, 0);
-  for (const std::uint64_t w : weights) *std::min_element(load.begin(), load.end()) += w;
+  std::vector<std::uint64_t> load;
+  deal_heaviest_first(weights, ranks, load);
   return 4 * ranks * *std::max_element(load.begin(), load.end()) <= 5 * total;
 }
 
@@ -212,21 +228,11 @@ std::vector<std::uint32_t> metis(const LpGraph& g, const Groups& groups, std::ui
                                      part.data());
   if (rc != METIS_OK) throw std::runtime_error("METIS could not partition the LP graph (code " + std::to_string(rc) + ")");
   std::vector<std::uint32_t> rank_of(part.begin(), part.end());
-  // On a handful of groups METIS may leave a rank without any: then the heaviest group goes
-  // to the lightest rank, one after the other.
+  // On a handful of groups METIS may leave a rank without any: then they are dealt again.
   std::vector<std::uint64_t> load(ranks, 0);
   for (std::size_t v = 0; v < n; ++v) load[rank_of[v]] += groups.weight[v];
   if (std::find(load.begin(), load.end(), 0) == load.end()) return rank_of;
-  std::vector<std::size_t> order(n);
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return groups.weight[a] > groups.weight[b]; });
-  std::fill(load.begin(), load.end(), 0);
-  for (const std::size_t v : order) {
-    const auto lightest = static_cast<std::uint32_t>(std::min_element(load.begin(), load.end()) - load.begin());
-    rank_of[v] = lightest;
-    load[lightest] += groups.weight[v];
-  }
-  return rank_of;
+  return deal_heaviest_first(groups.weight, ranks, load);
 }
 
 std::string_view method_name(PartitionMethod method) {
