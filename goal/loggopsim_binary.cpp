@@ -207,10 +207,10 @@ Schedule parse(std::span<const std::byte> bytes, const std::string& file_name, c
       in.fail(entry, "rank " + std::to_string(r) + ": section [" + std::to_string(start) + ", " + std::to_string(end) +
                          ") lies outside the file's " + std::to_string(in.size() - 8) + " bytes after the magic");
     read_rank(in, r, Section{start + 8, end + 8}, num_ranks, max_cpu, max_nic, builder, incoming);
+    // txt2bin writes the sections in rank order; one out of order is only read again.
     if (file != nullptr && end + 8 >= read_from + kDropEvery) {
-      // txt2bin writes the sections in rank order; one out of order is only read again.
-      if (end + 8 > read_from) file->drop_resident(bytes.subspan(read_from, end + 8 - read_from));
-      read_from = std::max(read_from, end + 8);
+      file->drop_resident(bytes.subspan(read_from, end + 8 - read_from));
+      read_from = end + 8;
     }
   }
   return builder.finish();
