@@ -1,6 +1,6 @@
 // Event-queue "hold" benchmark: with n events pending, repeatedly pop the earliest and push
 // one at its time plus an exponential increment (mean 1 us), the access pattern of PHOLD.
-// Compares the radix heap (the engine's default), the 4-ary heap, the calendar queue and
+// Compares the timing wheel (the engine's default), the radix heap, the 4-ary heap, the calendar queue and
 // std::priority_queue (binary heap) as a baseline, all with the engine's exact order
 // (EntryOrder).
 //
@@ -17,6 +17,7 @@
 #include "collsim/pdes/calendar_queue.hpp"
 #include "collsim/pdes/quaternary_heap.hpp"
 #include "collsim/pdes/radix_queue.hpp"
+#include "collsim/pdes/timing_wheel.hpp"
 #include "collsim/pdes/random_stream.hpp"
 
 namespace {
@@ -65,6 +66,7 @@ void BM_Hold(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 
+BENCHMARK(BM_Hold<TimingWheel>)->Name("hold/timing wheel")->RangeMultiplier(16)->Range(256, 1 << 20);
 BENCHMARK(BM_Hold<RadixQueue>)->Name("hold/radix heap")->RangeMultiplier(16)->Range(256, 1 << 20);
 BENCHMARK(BM_Hold<QuaternaryHeap>)->Name("hold/4-ary heap")->RangeMultiplier(16)->Range(256, 1 << 20);
 BENCHMARK(BM_Hold<CalendarQueue>)->Name("hold/calendar queue")->RangeMultiplier(16)->Range(256, 1 << 20);

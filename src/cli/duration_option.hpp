@@ -83,7 +83,7 @@ inline pdes::PartitionMethod parse_partition_option(const std::string& text) {
 
 inline pdes::QueueKind parse_queue_option(const std::string& text) {
   const auto q = pdes::queue_kind_from_name(text);
-  if (!q) throw CLI::ValidationError("--queue", "unknown queue '" + text + "' (heap, calendar, radix)");
+  if (!q) throw CLI::ValidationError("--queue", "unknown queue '" + text + "' (wheel, radix, heap, calendar)");
   return *q;
 }
 

@@ -18,7 +18,7 @@ struct FabricCliOptions {
   std::string routing;
   bool lossy = false;
   std::string partition = "metis";
-  std::string queue = "radix";
+  std::string queue = "wheel";
   std::string end;
   std::uint64_t seed = 1;
   std::vector<std::string> link_speed;  // NODE_A:NODE_B@TIME=BANDWIDTH

@@ -107,7 +107,7 @@ Engine::Engine(const LpGraph& graph, Partition partition, Transport& transport, 
   }
   outputs_.assign(transport_.size(), SimTime::infinity());
   lps_.resize(local_ids_.size());
-  if (options_.queue != QueueKind::Radix) other_queue_ = make_event_queue(options_.queue, pool_.keys());
+  if (options_.queue != QueueKind::Wheel) other_queue_ = make_event_queue(options_.queue, pool_.keys());
   outbox_.resize(transport_.size());
   stats_.lps = local_ids_.size();
   logging::logger("pdes").debug("rank {} of {} owns {} of {} LPs; lookahead {}", rank(), transport_.size(),

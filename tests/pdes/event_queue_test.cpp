@@ -16,6 +16,7 @@
 #include "collsim/pdes/event_queue.hpp"
 #include "collsim/pdes/quaternary_heap.hpp"
 #include "collsim/pdes/radix_queue.hpp"
+#include "collsim/pdes/timing_wheel.hpp"
 #include "collsim/pdes/random_stream.hpp"
 #include "pdes_test_util.hpp"
 
@@ -205,6 +206,7 @@ class QueueChecker {
 std::unique_ptr<EventQueue> make_heap(const std::vector<EventKey>* keys) { return std::make_unique<QuaternaryHeap>(keys); }
 std::unique_ptr<EventQueue> make_calendar(const std::vector<EventKey>* keys) { return std::make_unique<CalendarQueue>(keys); }
 std::unique_ptr<EventQueue> make_radix(const std::vector<EventKey>* keys) { return std::make_unique<RadixQueue>(keys); }
+std::unique_ptr<EventQueue> make_wheel(const std::vector<EventKey>* keys) { return std::make_unique<TimingWheel>(keys); }
 
 TEST(EventQueue, FactoryAndNames) {
   const std::vector<EventKey> keys;
@@ -215,6 +217,10 @@ TEST(EventQueue, FactoryAndNames) {
   EXPECT_EQ(make_event_queue(QueueKind::Radix, &keys)->name(), "radix heap");
   EXPECT_EQ(to_string(QueueKind::Radix), "radix");
   EXPECT_EQ(queue_kind_from_name("radix"), QueueKind::Radix);
+  EXPECT_EQ(make_event_queue(QueueKind::Wheel, &keys)->name(), "timing wheel");
+  EXPECT_EQ(to_string(QueueKind::Wheel), "wheel");
+  EXPECT_EQ(queue_kind_from_name("wheel"), QueueKind::Wheel);
+  EXPECT_EQ(queue_kind_from_name("wheels"), std::nullopt);
   EXPECT_TRUE(make_event_queue(QueueKind::Calendar, &keys)->empty());
 }
 
@@ -247,19 +253,47 @@ TEST_P(EveryQueue, OneCrowdedTimeThenFarApartTimes) {
   EXPECT_TRUE(check.queue().empty());
 }
 
-INSTANTIATE_TEST_SUITE_P(Kinds, EveryQueue, ::testing::Values(QueueKind::QuaternaryHeap, QueueKind::Calendar, QueueKind::Radix),
+INSTANTIATE_TEST_SUITE_P(Kinds, EveryQueue, ::testing::Values(QueueKind::QuaternaryHeap, QueueKind::Calendar, QueueKind::Radix,
+                                                           QueueKind::Wheel),
                          [](const ::testing::TestParamInfo<QueueKind>& kind) { return std::string(to_string(kind.param)); });
+
+// The timing wheel reaches 4096 slots of 1024 ps ahead: entries up to 20 us ahead, a few
+// thousand pending, go round it hundreds of times, wait beyond it and enter their slot as the
+// wheel comes near, some into the very slot it moves to (nothing nearer in the wheel).
+TEST(EventQueue, TimingWheelAcrossManyTurnsAndBeyondItsReach) {
+  {
+    // Nothing within reach: the wheel moves straight to the first slot beyond it.
+    QueueChecker far(&make_wheel, 40);
+    for (const std::int64_t t : {50'000'000, 10'000'000, 30'000'000, 10'000'001}) far.push(SimTime::ps(t));
+    for (int i = 0; i < 4; ++i) ASSERT_TRUE(far.pop()) << "pop " << i;
+    EXPECT_TRUE(far.queue().empty());
+  }
+  QueueChecker check(&make_wheel, 41);
+  RandomStream draw(41, 2);
+  SimTime now = SimTime::zero();
+  for (int i = 0; i < 3000; ++i) check.push(SimTime::ps(static_cast<std::int64_t>(draw.below(20'000'000))));
+  for (int i = 0; i < 200000; ++i) {
+    ASSERT_TRUE(check.pop()) << "pop " << i;
+    now = check.queue().top().time;
+    // Mostly near (a link's delay), sometimes past the wheel, sometimes into the current slot.
+    const std::uint64_t kind = draw.below(10);
+    const std::int64_t delay = static_cast<std::int64_t>(
+        kind < 6 ? draw.below(1'000'000) : kind < 9 ? 4'000'000 + draw.below(16'000'000) : draw.below(1024));
+    check.push(now + SimTime::ps(delay));
+  }
+  while (!check.queue().empty()) ASSERT_TRUE(check.pop());
+}
 
 // The classes directly, not through the factory.
 TEST(EventQueue, ConcreteClassesAgreeWithTheReference) {
-  for (auto* make : {&make_heap, &make_calendar, &make_radix}) {
+  for (auto* make : {&make_heap, &make_calendar, &make_radix, &make_wheel}) {
     QueueChecker check(make, 99);
     ASSERT_TRUE(check.grow_and_drain(700, true)) << check.queue().name();
   }
 }
 
 TEST(EventQueue, TopIsStableUntilPopped) {
-  for (const QueueKind kind : {QueueKind::QuaternaryHeap, QueueKind::Calendar, QueueKind::Radix}) {
+  for (const QueueKind kind : {QueueKind::QuaternaryHeap, QueueKind::Calendar, QueueKind::Radix, QueueKind::Wheel}) {
     std::vector<EventKey> keys;
     auto q = make_event_queue(kind, &keys);
     // Three entries, pushed latest first: (2ns, prio 0, LP 4), (1ns, prio 1, LP 0), (1ns, prio 0, LP 9).

@@ -28,7 +28,7 @@ namespace collsim::net {
 struct FabricOptions {
   pdes::PartitionMethod partition = pdes::PartitionMethod::Metis;
   SimTime end_time = SimTime::infinity();
-  pdes::QueueKind queue = pdes::QueueKind::Radix;
+  pdes::QueueKind queue = pdes::QueueKind::Wheel;
   // Optional: hears progress, and gets a link meter installed (see pdes::RunMonitor).
   pdes::RunMonitor* monitor = nullptr;
   // Finite: link bytes and queue occupancy are sampled at this period (see link_samples()),

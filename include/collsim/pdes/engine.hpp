@@ -28,7 +28,7 @@
 
 #include "collsim/pdes/event_pool.hpp"
 #include "collsim/pdes/event_queue.hpp"
-#include "collsim/pdes/radix_queue.hpp"
+#include "collsim/pdes/timing_wheel.hpp"
 #include "collsim/pdes/logical_process.hpp"
 #include "collsim/pdes/partition.hpp"
 #include "collsim/pdes/run_monitor.hpp"
@@ -51,7 +51,7 @@ struct EngineOptions {
   std::uint64_t seed = 1;
   // Events later than this are not processed.
   SimTime end_time = SimTime::infinity();
-  QueueKind queue = QueueKind::Radix;
+  QueueKind queue = QueueKind::Wheel;
   // Optional observers, not owned; they must outlive run().
   RunMonitor* monitor = nullptr;
   TimeSampler* sampler = nullptr;
@@ -142,7 +142,7 @@ class Engine {
   // Local channels, by number, and the links of their waiting deliveries (by pool slot).
   std::vector<ChannelBase*> channels_;
   std::vector<std::uint32_t> delivery_next_;
-  RadixQueue queue_{pool_.keys()};  // the default, called directly
+  TimingWheel queue_{pool_.keys()};  // the default, called directly
   std::unique_ptr<EventQueue> other_queue_;
 
   SimTime now_ = SimTime::zero();

@@ -38,12 +38,12 @@ class EventQueue {
   virtual std::string_view name() const = 0;
 };
 
-enum class QueueKind { QuaternaryHeap, Calendar, Radix };
+enum class QueueKind { QuaternaryHeap, Calendar, Radix, Wheel };
 
 // `keys` holds the full key of every entry's ref and must outlive the queue.
 std::unique_ptr<EventQueue> make_event_queue(QueueKind kind, const std::vector<EventKey>* keys);
 std::string_view to_string(QueueKind kind);
-// "heap", "calendar" or "radix".
+// "heap", "calendar", "radix" or "wheel".
 std::optional<QueueKind> queue_kind_from_name(std::string_view name);
 
 }  // namespace collsim::pdes

@@ -24,7 +24,7 @@ struct PholdConfig {
   SimTime end = SimTime::ms(1);
   std::uint64_t seed = 1;
   pdes::PartitionMethod partition = pdes::PartitionMethod::Block;
-  pdes::QueueKind queue = pdes::QueueKind::Radix;
+  pdes::QueueKind queue = pdes::QueueKind::Wheel;
 };
 
 struct PholdResult {

@@ -27,7 +27,7 @@ struct TokenTorusConfig {
   SimTime end = SimTime::us(200);
   std::uint64_t seed = 1;
   pdes::PartitionMethod partition = pdes::PartitionMethod::Metis;
-  pdes::QueueKind queue = pdes::QueueKind::Radix;
+  pdes::QueueKind queue = pdes::QueueKind::Wheel;
 };
 
 struct TokenTorusResult {

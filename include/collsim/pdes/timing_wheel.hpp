@@ -1,0 +1,164 @@
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "collsim/pdes/event_queue.hpp"
+#include "collsim/pdes/four_ary_heap.hpp"
+
+namespace collsim::pdes {
+
+// A timing wheel of 4096 slots of 1,024 ps each (4.2 us ahead of the current slot), with a
+// heap for what lies beyond. A packet model puts nearly every event a link's delay ahead (a
+// few hundred ns), so an event is one append to its slot; when the run reaches a slot, its
+// entries are sorted once (EntryOrder, usually in order already: hosts in lock step schedule
+// in the order in which they ran) and served from there. Where a radix heap moves each entry
+// down a level per digit of its delay (five times for 500 ns in picoseconds), this moves it
+// never.
+//
+// Entries pushed into the slot being served go to a small heap, and the earlier of the two
+// fronts is next. The engine pushes before the current slot only after a look at top()
+// (events received from other ranks at a window's end): those go to a heap of their own,
+// served first. Entries beyond the wheel wait in a heap and enter their slot when the wheel
+// comes within reach of it.
+class TimingWheel final : public EventQueue {
+ public:
+  explicit TimingWheel(const std::vector<EventKey>* keys)
+      : before_(keys), late_(EntryOrder(keys)), past_(EntryOrder(keys)), far_(EntryOrder(keys)) {
+    head_.fill(kNone);
+    tail_.fill(kNone);
+  }
+
+  void push(const QueueEntry& entry) override {
+    ++size_;
+    const std::uint64_t slot = slot_of(entry);
+    if (slot - current_ < kSlots) {
+      if (slot == current_) {
+        late_.push(entry);
+      } else {
+        put(slot, entry);
+      }
+    } else if (slot < current_) {
+      past_.push(entry);
+    } else {
+      far_.push(entry);
+    }
+  }
+  const QueueEntry& top() const override {
+    if (!past_.empty()) return past_.top();
+    return from_sorted() ? sorted_[next_] : late_.top();
+  }
+  void pop() override {
+    --size_;
+    if (!past_.empty()) {
+      past_.pop();
+    } else if (from_sorted()) {
+      ++next_;
+    } else {
+      late_.pop();
+    }
+  }
+  std::size_t size() const override { return size_; }
+  std::string_view name() const override { return "timing wheel"; }
+  bool visit(const std::function<bool(const QueueEntry&)>& f) const override { return for_each(f); }
+  // visit() without the indirection, for the engine.
+  template <typename F>
+  bool for_each(F&& f) const {
+    for (const QueueEntry& e : past_.values())
+      if (!f(e)) return false;
+    for (std::size_t i = next_; i < sorted_.size(); ++i)
+      if (!f(sorted_[i])) return false;
+    for (const QueueEntry& e : late_.values())
+      if (!f(e)) return false;
+    for (std::uint64_t words = words_; words != 0; words &= words - 1) {
+      const unsigned w = static_cast<unsigned>(__builtin_ctzll(words));
+      for (std::uint64_t bits = occupied_[w]; bits != 0; bits &= bits - 1)
+        for (std::uint32_t c = head_[w * 64 + static_cast<unsigned>(__builtin_ctzll(bits))]; c != kNone; c = chunks_[c].next)
+          for (std::uint32_t i = 0; i < chunks_[c].count; ++i)
+            if (!f(chunks_[c].entries[i])) return false;
+    }
+    for (const QueueEntry& e : far_.values())
+      if (!f(e)) return false;
+    return true;
+  }
+
+ private:
+  static constexpr unsigned kSlotBits = 10, kWheelBits = 12;
+  static constexpr std::uint64_t kSlots = std::uint64_t{1} << kWheelBits;
+  static constexpr std::size_t kWords = kSlots / 64;
+  static_assert(kWords <= 64, "one summary word covers the occupancy words");
+  // A slot's entries sit in a list of chunks from one pool, so that the wheel holds no more
+  // than its entries (and a part-filled chunk per slot), however they move round it.
+  static constexpr std::uint32_t kChunkEntries = 15, kNone = 0xFFFFFFFFu;
+  struct Chunk {
+    std::array<QueueEntry, kChunkEntries> entries;
+    std::uint32_t next;
+    std::uint32_t count;
+  };
+  static std::uint64_t slot_of(const QueueEntry& e) {
+    return static_cast<std::uint64_t>(e.time.picoseconds()) >> kSlotBits;
+  }
+  // Into its slot of the wheel (ahead of the current slot, within reach).
+  void put(std::uint64_t slot, const QueueEntry& entry) const {
+    const std::size_t at = static_cast<std::size_t>(slot & (kSlots - 1));
+    std::uint32_t tail = tail_[at];
+    if (tail == kNone || chunks_[tail].count == kChunkEntries) {
+      const std::uint32_t fresh = new_chunk();
+      if (tail == kNone) {
+        head_[at] = fresh;
+        occupied_[at / 64] |= std::uint64_t{1} << (at % 64);
+        words_ |= std::uint64_t{1} << (at / 64);
+      } else {
+        chunks_[tail].next = fresh;
+      }
+      tail_[at] = tail = fresh;
+    }
+    Chunk& c = chunks_[tail];
+    c.entries[c.count++] = entry;
+  }
+  std::uint32_t new_chunk() const {
+    std::uint32_t c = free_;
+    if (c != kNone) {
+      free_ = chunks_[c].next;
+    } else {
+      c = static_cast<std::uint32_t>(chunks_.size());
+      chunks_.emplace_back();
+    }
+    chunks_[c].next = kNone;
+    chunks_[c].count = 0;
+    return c;
+  }
+  // Whether the next entry of the current slot is sorted_'s (else late_'s), moving on to the
+  // next slot with entries when both are used up. The queue must not be empty.
+  bool from_sorted() const {
+    if (next_ == sorted_.size()) {
+      if (!late_.empty()) return false;
+      advance();
+    }
+    return late_.empty() || before_(sorted_[next_], late_.top());
+  }
+  void advance() const;
+  // The first occupied slot of the wheel after the current one, as an absolute slot number;
+  // kNoSlot if the wheel is empty.
+  static constexpr std::uint64_t kNoSlot = ~std::uint64_t{0};
+  std::uint64_t next_occupied() const;
+
+  EntryOrder before_;
+  // The advance a look at top() makes changes no entry's order, hence `mutable`.
+  mutable std::vector<Chunk> chunks_;
+  mutable std::uint32_t free_ = kNone;  // chunks not in use, linked by `next`
+  mutable std::array<std::uint32_t, kSlots> head_;  // per slot, its first and last chunk
+  mutable std::array<std::uint32_t, kSlots> tail_;
+  mutable std::array<std::uint64_t, kWords> occupied_{};  // bit per slot with entries
+  mutable std::uint64_t words_ = 0;                       // bit per nonzero word of occupied_
+  mutable std::vector<QueueEntry> sorted_;                // the current slot's, in order, from next_
+  mutable std::size_t next_ = 0;
+  mutable std::uint64_t current_ = 0;  // the slot being served (absolute: time >> kSlotBits)
+  FourAryHeap<QueueEntry, EntryOrder> late_;         // pushed into the current slot after it was sorted
+  FourAryHeap<QueueEntry, EntryOrder> past_;         // before the current slot
+  mutable FourAryHeap<QueueEntry, EntryOrder> far_;  // beyond the wheel's reach
+  std::size_t size_ = 0;
+};
+
+}  // namespace collsim::pdes
