@@ -1,8 +1,8 @@
 // Event-queue "hold" benchmark: with n events pending, repeatedly pop the earliest and push
 // one at its time plus an exponential increment (mean 1 us), the access pattern of PHOLD.
-// Compares the timing wheel (the engine's default), the radix heap, the 4-ary heap, the calendar queue and
-// std::priority_queue (binary heap) as a baseline, all with the engine's exact order
-// (EntryOrder).
+// Compares the timing wheel (the engine's default), the radix heap, the 4-ary heap, the
+// calendar queue and std::priority_queue (binary heap) as a baseline, all with the engine's
+// exact order (EntryOrder).
 //
 //   ./build/release/bench/pdes_queue_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 

@@ -8,9 +8,12 @@
 //                                                    when the event count doubles/halves
 //   RadixQueue         O(1)           O(log C) amortised (C: the largest time difference),
 //                                                    16 B per event + 256 buckets
+//   TimingWheel        O(1) within    O(1) per entry 16 B per event in 15-entry chunks +
+//                      4.2 us, else   and per slot   32 KB of slot lists
+//                      O(log4 n)      passed
 //
 // All order entries by EntryOrder (event.hpp) exactly, ties included. The engine uses the
-// radix heap directly (no virtual calls); the interface serves the alternatives and benchmarks.
+// timing wheel directly (no virtual calls); the interface serves the alternatives and benchmarks.
 
 #include <cstddef>
 #include <functional>

@@ -2,8 +2,8 @@
 // A 4-ary min-heap in one array, for any small value type and strict order: half the depth
 // of a binary heap, and four 16-byte children fill one cache line. The array only grows,
 // so once it has reached its peak size nothing is allocated. Serves the engine's 4-ary heap
-// queue (QuaternaryHeap), the radix heap's same-time and past entries, and the LogGOPS mode's
-// event list.
+// queue (QuaternaryHeap), the radix heap's and the timing wheel's same-time, past (and the
+// wheel's far) entries, and the LogGOPS mode's event list.
 
 #include <cstddef>
 #include <vector>
