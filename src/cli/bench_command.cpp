@@ -33,7 +33,7 @@ struct KernelOptions {
     cmd.add_option("--seed", seed, "Random seed")->capture_default_str();
     cmd.add_option("--partition", partition, "LP placement over ranks: block, round-robin, random, metis")
         ->capture_default_str();
-    cmd.add_option("--queue", queue, "Event queue: wheel (timing wheel), radix (radix heap), heap (4-ary) or calendar")->capture_default_str();
+    cmd.add_option("--queue", queue, kQueueOptionHelp)->capture_default_str();
     cmd.add_flag("--json", json, "Print one JSON object");
   }
   pdes::PartitionMethod partition_method() const { return parse_partition_option(partition); }

@@ -81,6 +81,9 @@ inline pdes::PartitionMethod parse_partition_option(const std::string& text) {
   return *m;
 }
 
+// The help of every command's --queue.
+inline constexpr const char* kQueueOptionHelp = "Event queue: wheel (timing wheel), radix (radix heap), heap (4-ary) or calendar";
+
 inline pdes::QueueKind parse_queue_option(const std::string& text) {
   const auto q = pdes::queue_kind_from_name(text);
   if (!q) throw CLI::ValidationError("--queue", "unknown queue '" + text + "' (wheel, radix, heap, calendar)");

@@ -20,7 +20,7 @@ void FabricCliOptions::add_to(CLI::App& cmd) {
   cmd.add_flag("--lossy", lossy, "Tail drop and retransmission instead of PFC");
   cmd.add_option("--partition", partition, "Placement of devices over MPI ranks: metis, block, round-robin, random")
       ->capture_default_str();
-  cmd.add_option("--queue", queue, "Event queue: wheel (timing wheel), radix (radix heap), heap (4-ary) or calendar")->capture_default_str();
+  cmd.add_option("--queue", queue, kQueueOptionHelp)->capture_default_str();
   cmd.add_option("--end", end, "Stop at this simulated time (default: when everything is done)");
   cmd.add_option("--seed", seed, "Seed of the fabric's random streams")
       ->capture_default_str()

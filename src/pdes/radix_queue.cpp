@@ -14,23 +14,20 @@ void RadixQueue::advance() const {
   std::uint64_t earliest = time_of(spread.front());
   for (const QueueEntry& e : spread) earliest = std::min(earliest, time_of(e));
   base_ = earliest;
-  sorted_.clear();
-  next_ = 0;
+  clear_bucket();
   // The new base agrees with the old one above this level and has this digit, so the other
   // buckets stay as they are, and every entry of this one lands at a lower level (or at the
   // base).
   for (const QueueEntry& e : spread) {
     const std::uint64_t t = time_of(e);
     if (t == base_) {
-      sorted_.push_back(e);
+      take_bucket(e);
     } else {
       put(t, e);
     }
   }
   spread.clear();
-  // Often in order already: hosts in lock step schedule their next events in the order in
-  // which they ran, which is the order of their sources.
-  if (!std::is_sorted(sorted_.begin(), sorted_.end(), before_)) std::sort(sorted_.begin(), sorted_.end(), before_);
+  sort_bucket();
 }
 
 }  // namespace collsim::pdes

@@ -38,12 +38,11 @@ void TimingWheel::advance() const {
     far_.pop();
   }
   const std::size_t at = static_cast<std::size_t>(current_ & (kSlots - 1));
-  sorted_.clear();
-  next_ = 0;
+  clear_bucket();
   std::uint32_t c = head_[at];
   while (c != kNone) {
     const Chunk& chunk = chunks_[c];
-    sorted_.insert(sorted_.end(), chunk.entries.begin(), chunk.entries.begin() + chunk.count);
+    take_bucket(chunk.entries.begin(), chunk.entries.begin() + chunk.count);
     const std::uint32_t following = chunk.next;
     chunks_[c].next = free_;
     free_ = c;
@@ -52,9 +51,7 @@ void TimingWheel::advance() const {
   head_[at] = tail_[at] = kNone;
   occupied_[at / 64] &= ~(std::uint64_t{1} << (at % 64));
   if (occupied_[at / 64] == 0) words_ &= ~(std::uint64_t{1} << (at / 64));
-  // Often in order already: hosts in lock step schedule their next events in the order in
-  // which they ran, which is the order of their sources.
-  if (!std::is_sorted(sorted_.begin(), sorted_.end(), before_)) std::sort(sorted_.begin(), sorted_.end(), before_);
+  sort_bucket();
 }
 
 }  // namespace collsim::pdes

@@ -4,28 +4,21 @@
 #include <cstdint>
 #include <vector>
 
-#include "collsim/pdes/event_queue.hpp"
 #include "collsim/pdes/four_ary_heap.hpp"
+#include "collsim/pdes/sorted_front.hpp"
 
 namespace collsim::pdes {
 
 // A timing wheel of 4096 slots of 1,024 ps each (4.2 us ahead of the current slot), with a
 // heap for what lies beyond. A packet model puts nearly every event a link's delay ahead (a
 // few hundred ns), so an event is one append to its slot; when the run reaches a slot, its
-// entries are sorted once (EntryOrder, usually in order already: hosts in lock step schedule
-// in the order in which they ran) and served from there. Where a radix heap moves each entry
-// down a level per digit of its delay (five times for 500 ns in picoseconds), this moves it
-// never.
-//
-// Entries pushed into the slot being served go to a small heap, and the earlier of the two
-// fronts is next. The engine pushes before the current slot only after a look at top()
-// (events received from other ranks at a window's end): those go to a heap of their own,
-// served first. Entries beyond the wheel wait in a heap and enter their slot when the wheel
+// entries are sorted once and served from there (SortedFront). Where a radix heap moves each
+// entry down a level per digit of its delay (five times for 500 ns in picoseconds), this
+// moves it never. Entries beyond the wheel wait in a heap and enter their slot when the wheel
 // comes within reach of it.
-class TimingWheel final : public EventQueue {
+class TimingWheel final : public SortedFront<TimingWheel> {
  public:
-  explicit TimingWheel(const std::vector<EventKey>* keys)
-      : before_(keys), late_(EntryOrder(keys)), past_(EntryOrder(keys)), far_(EntryOrder(keys)) {
+  explicit TimingWheel(const std::vector<EventKey>* keys) : SortedFront(keys), far_(EntryOrder(keys)) {
     head_.fill(kNone);
     tail_.fill(kNone);
   }
@@ -35,53 +28,17 @@ class TimingWheel final : public EventQueue {
     const std::uint64_t slot = slot_of(entry);
     if (slot - current_ < kSlots) {
       if (slot == current_) {
-        late_.push(entry);
+        push_late(entry);
       } else {
         put(slot, entry);
       }
     } else if (slot < current_) {
-      past_.push(entry);
+      push_past(entry);
     } else {
       far_.push(entry);
     }
   }
-  const QueueEntry& top() const override {
-    if (!past_.empty()) return past_.top();
-    return from_sorted() ? sorted_[next_] : late_.top();
-  }
-  void pop() override {
-    --size_;
-    if (!past_.empty()) {
-      past_.pop();
-    } else if (from_sorted()) {
-      ++next_;
-    } else {
-      late_.pop();
-    }
-  }
-  std::size_t size() const override { return size_; }
   std::string_view name() const override { return "timing wheel"; }
-  bool visit(const std::function<bool(const QueueEntry&)>& f) const override { return for_each(f); }
-  // visit() without the indirection, for the engine.
-  template <typename F>
-  bool for_each(F&& f) const {
-    for (const QueueEntry& e : past_.values())
-      if (!f(e)) return false;
-    for (std::size_t i = next_; i < sorted_.size(); ++i)
-      if (!f(sorted_[i])) return false;
-    for (const QueueEntry& e : late_.values())
-      if (!f(e)) return false;
-    for (std::uint64_t words = words_; words != 0; words &= words - 1) {
-      const unsigned w = static_cast<unsigned>(__builtin_ctzll(words));
-      for (std::uint64_t bits = occupied_[w]; bits != 0; bits &= bits - 1)
-        for (std::uint32_t c = head_[w * 64 + static_cast<unsigned>(__builtin_ctzll(bits))]; c != kNone; c = chunks_[c].next)
-          for (std::uint32_t i = 0; i < chunks_[c].count; ++i)
-            if (!f(chunks_[c].entries[i])) return false;
-    }
-    for (const QueueEntry& e : far_.values())
-      if (!f(e)) return false;
-    return true;
-  }
 
  private:
   static constexpr unsigned kSlotBits = 10, kWheelBits = 12;
@@ -129,22 +86,26 @@ class TimingWheel final : public EventQueue {
     chunks_[c].count = 0;
     return c;
   }
-  // Whether the next entry of the current slot is sorted_'s (else late_'s), moving on to the
-  // next slot with entries when both are used up. The queue must not be empty.
-  bool from_sorted() const {
-    if (next_ == sorted_.size()) {
-      if (!late_.empty()) return false;
-      advance();
-    }
-    return late_.empty() || before_(sorted_[next_], late_.top());
-  }
+  friend class SortedFront<TimingWheel>;
   void advance() const;
+  template <typename F>
+  bool for_each_bucketed(F&& f) const {
+    for (std::uint64_t words = words_; words != 0; words &= words - 1) {
+      const unsigned w = static_cast<unsigned>(__builtin_ctzll(words));
+      for (std::uint64_t bits = occupied_[w]; bits != 0; bits &= bits - 1)
+        for (std::uint32_t c = head_[w * 64 + static_cast<unsigned>(__builtin_ctzll(bits))]; c != kNone; c = chunks_[c].next)
+          for (std::uint32_t i = 0; i < chunks_[c].count; ++i)
+            if (!f(chunks_[c].entries[i])) return false;
+    }
+    for (const QueueEntry& e : far_.values())
+      if (!f(e)) return false;
+    return true;
+  }
   // The first occupied slot of the wheel after the current one, as an absolute slot number;
   // kNoSlot if the wheel is empty.
   static constexpr std::uint64_t kNoSlot = ~std::uint64_t{0};
   std::uint64_t next_occupied() const;
 
-  EntryOrder before_;
   // The advance a look at top() makes changes no entry's order, hence `mutable`.
   mutable std::vector<Chunk> chunks_;
   mutable std::uint32_t free_ = kNone;  // chunks not in use, linked by `next`
@@ -152,13 +113,8 @@ class TimingWheel final : public EventQueue {
   mutable std::array<std::uint32_t, kSlots> tail_;
   mutable std::array<std::uint64_t, kWords> occupied_{};  // bit per slot with entries
   mutable std::uint64_t words_ = 0;                       // bit per nonzero word of occupied_
-  mutable std::vector<QueueEntry> sorted_;                // the current slot's, in order, from next_
-  mutable std::size_t next_ = 0;
   mutable std::uint64_t current_ = 0;  // the slot being served (absolute: time >> kSlotBits)
-  FourAryHeap<QueueEntry, EntryOrder> late_;         // pushed into the current slot after it was sorted
-  FourAryHeap<QueueEntry, EntryOrder> past_;         // before the current slot
   mutable FourAryHeap<QueueEntry, EntryOrder> far_;  // beyond the wheel's reach
-  std::size_t size_ = 0;
 };
 
 }  // namespace collsim::pdes
