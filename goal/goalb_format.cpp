@@ -13,7 +13,9 @@
 
 #include <array>
 #include <fstream>
+#include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "byte_io.hpp"
@@ -35,9 +37,22 @@ std::uint64_t align_up(std::uint64_t v) { return (v + kAlign - 1) / kAlign * kAl
 template <typename Column>
 using element_of = std::remove_const_t<typename std::remove_reference_t<Column>::element_type>;
 
-// Checks the header, the table, the layout and every checksum, and points the columns at
-// their sections inside `bytes` (not yet validated as a schedule).
-ScheduleColumns locate_columns(std::span<const std::byte> bytes, const detail::ByteReader& in) {
+// A file's columns, pointing at their sections inside its bytes (not yet validated as a
+// schedule), and the checksum each section's table entry gives.
+struct Located {
+  ScheduleColumns columns;
+  std::array<std::uint64_t, kSectionCount> checksum{};
+};
+
+[[noreturn]] void fail_checksum(const detail::ByteReader& in, std::uint32_t id, std::span<const std::byte> section,
+                                std::span<const std::byte> bytes) {
+  in.fail(static_cast<std::uint64_t>(section.data() - bytes.data()),
+          "section " + std::to_string(id) + ": checksum mismatch: the file is corrupted");
+}
+
+// Checks the header, the table and the layout, and the checksums of the sections before
+// `sums_from`; the caller checks the others.
+Located locate_columns(std::span<const std::byte> bytes, const detail::ByteReader& in, std::uint32_t sums_from) {
   in.require(0, kHeaderBytes, "the header");
   if (std::memcmp(bytes.data(), kGoalbMagic, sizeof kGoalbMagic) != 0)
     in.fail(0, "not a collsim binary schedule (.goalb): wrong magic bytes");
@@ -58,7 +73,8 @@ ScheduleColumns locate_columns(std::span<const std::byte> bytes, const detail::B
     in.fail(48, "the header says the file has " + std::to_string(file_size) + " bytes, it has " +
                     std::to_string(in.size()) + ": truncated or appended to");
 
-  ScheduleColumns c;
+  Located located;
+  ScheduleColumns& c = located.columns;
   c.num_ranks = in.load<std::uint32_t>(16);
   const auto num_ops = in.load<std::uint64_t>(24);
   // The header's counts fix every column's length; the table must agree.
@@ -93,14 +109,64 @@ ScheduleColumns locate_columns(std::span<const std::byte> bytes, const detail::B
       if (bytes[at] != std::byte{0}) in.fail(at, "padding before " + name + " is not zero: the file is corrupted");
     next_free = offset + count * sizeof(T);
     const auto data = bytes.subspan(offset, count * sizeof(T));
-    if (checksum64(data) != in.load<std::uint64_t>(entry + 24))
-      in.fail(offset, name + ": checksum mismatch: the file is corrupted");
+    located.checksum[id] = in.load<std::uint64_t>(entry + 24);
+    if (id < sums_from && checksum64(data) != located.checksum[id]) fail_checksum(in, id, data, bytes);
     column = {reinterpret_cast<const T*>(data.data()), count};
     ++id;
   });
   if (next_free != in.size()) in.fail(next_free, "bytes after the last section: the file is corrupted");
-  return c;
+  return located;
 }
+
+// The sections indexed by op and by edge (3 to 12), checksummed a range of ranks at a time
+// as the schedule's check reads them: the file is read from memory once, not once for the
+// sums and again for the check. The ranks' offsets must have been checked (validate() does
+// so before its first call back).
+class SectionSums {
+ public:
+  static constexpr std::uint32_t kFirst = 3;
+
+  explicit SectionSums(const ScheduleColumns& c) : c_(c) {}
+
+  void add_ranks(RankId end) {
+    // Ranks come in order, from where the last call ended: only the end says what is new.
+    const std::uint64_t op1 = c_.op_begin[end];
+    const std::uint64_t upto[kSectionCount] = {0, 0, 0, op1, op1, op1, op1, op1, op1, op1 + end, op1 + end,
+                                               c_.requires_begin[end], c_.irequires_begin[end]};
+    std::uint32_t id = 0;
+    for_each_column(c_, [&](const auto& column) {
+      if (id >= kFirst) add(id, column, upto[id]);
+      ++id;
+    });
+  }
+
+  // Sums what is left of every section (after a check that failed part-way), and returns
+  // the first section whose sum is not the table's.
+  std::optional<std::uint32_t> mismatch(const std::array<std::uint64_t, kSectionCount>& expected) {
+    std::uint32_t id = 0;
+    std::optional<std::uint32_t> first;
+    for_each_column(c_, [&](const auto& column) {
+      if (id >= kFirst) {
+        add(id, column, column.size());
+        if (!first && sums_[id].digest() != expected[id]) first = id;
+      }
+      ++id;
+    });
+    return first;
+  }
+
+ private:
+  template <typename Column>
+  void add(std::uint32_t id, const Column& column, std::uint64_t upto) {
+    if (upto <= done_[id]) return;
+    sums_[id].update(std::as_bytes(column.subspan(done_[id], upto - done_[id])));
+    done_[id] = upto;
+  }
+
+  const ScheduleColumns& c_;
+  std::array<Checksum64, kSectionCount> sums_;
+  std::array<std::uint64_t, kSectionCount> done_{};  // elements summed
+};
 
 bool aligned(const ScheduleColumns& c) {
   bool ok = true;
@@ -120,19 +186,32 @@ Schedule valid_or_fail(std::variant<Schedule, std::string> checked, const detail
 
 Schedule parse_goalb(std::span<const std::byte> bytes, const std::string& file_name) {
   const detail::ByteReader in(bytes, file_name);
-  const ScheduleColumns located = locate_columns(bytes, in);
+  const Located located = locate_columns(bytes, in, kSectionCount);
   // The caller keeps `bytes`, so the schedule gets its own copy of the columns.
-  return valid_or_fail(Schedule::checked(copy_columns(located)), in);
+  return valid_or_fail(Schedule::checked(copy_columns(located.columns)), in);
 }
 
 Schedule read_goalb_file(const std::string& path) {
-  // The schedule reads its columns straight from the mapped file, which it keeps open, and
-  // gives back the pages of the ranks it has checked (see Schedule::drop_resident).
+  // The schedule reads its columns straight from the mapped file, which it keeps open (and
+  // so does this reader, to sum what a failed check left).
   auto file = std::make_shared<const MappedFile>(path, MappedFile::Access::InParts);
-  const detail::ByteReader in(file->bytes(), path);
-  const ScheduleColumns columns = locate_columns(file->bytes(), in);
-  if (!aligned(columns)) return parse_goalb(file->bytes(), path);
-  return valid_or_fail(Schedule::checked(columns, std::move(file)), in);
+  const std::span<const std::byte> bytes = file->bytes();
+  const detail::ByteReader in(bytes, path);
+  const Located located = locate_columns(bytes, in, SectionSums::kFirst);
+  const ScheduleColumns& c = located.columns;
+  if (!aligned(c)) return parse_goalb(bytes, path);
+  SectionSums sums(c);
+  std::variant<Schedule, std::string> checked =
+      Schedule::checked(c, file, [&](RankId, RankId end) { sums.add_ranks(end); });
+  // A damaged file is reported as such, even where the damage made the schedule inconsistent
+  // before its section was summed whole.
+  if (const auto id = sums.mismatch(located.checksum)) {
+    std::uint32_t k = 0;
+    for_each_column(c, [&](const auto& column) {
+      if (k++ == *id) fail_checksum(in, *id, std::as_bytes(column), bytes);
+    });
+  }
+  return valid_or_fail(std::move(checked), in);
 }
 
 void write_goalb(const Schedule& schedule, std::ostream& out) {

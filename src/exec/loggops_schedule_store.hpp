@@ -155,7 +155,7 @@ class ScheduleStore {
     }
   }
 
-  static constexpr std::uint64_t kDropEvery = 1u << 16;  // ops
+  static constexpr std::uint64_t kDropEvery = 1u << 14;  // ops
   static constexpr std::size_t kPrefetchRecords = 4, kPrefetchDependents = 16;
 
   const goal::Schedule& schedule_;

@@ -3,8 +3,13 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
+#include <utility>
 
 #include "collsim/goal/binary_formats.hpp"
 #include "goal_test_util.hpp"
@@ -150,10 +155,36 @@ std::string goalb_of(const char* text) {
   return out.str();
 }
 
+// The bytes as a file of their own, read the way `collsim run` reads one: mapped, its
+// sections summed as the schedule's check goes.
+class GoalbFile {
+ public:
+  explicit GoalbFile(const std::string& bytes)
+      : path_((std::filesystem::temp_directory_path() /
+               ("collsim_goalb_test_" + std::to_string(::getpid()) + "_" + std::to_string(next_++) + ".goalb"))
+                  .string()) {
+    std::ofstream(path_, std::ios::binary) << bytes;
+  }
+  ~GoalbFile() { std::filesystem::remove(path_); }
+  GoalbFile(const GoalbFile&) = delete;
+  GoalbFile& operator=(const GoalbFile&) = delete;
+  Schedule read() const { return read_goalb_file(path_); }
+
+ private:
+  static inline int next_ = 0;
+  std::string path_;
+};
+
 void expect_goalb_error(const std::string& bytes, const std::string& needle) {
   try {
     parse_goalb(span_of(bytes), "bad.goalb");
     ADD_FAILURE() << "accepted a damaged file; expected: " << needle;
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+  try {
+    GoalbFile(bytes).read();
+    ADD_FAILURE() << "accepted a damaged mapped file; expected: " << needle;
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
   }
@@ -197,6 +228,7 @@ TEST(Goalb, EveryFlippedByteIsCaught) {
     std::string damaged = b;
     damaged[at] = static_cast<char>(damaged[at] ^ 0x10);
     EXPECT_THROW(parse_goalb(span_of(damaged), "flip.goalb"), InputError) << "byte " << at;
+    EXPECT_THROW(GoalbFile(damaged).read(), InputError) << "mapped, byte " << at;
   }
 }
 
@@ -213,6 +245,63 @@ TEST(Goalb, ClearMessages) {
   std::string header = b;
   header[20] = 1;
   expect_goalb_error(header, "header checksum mismatch");
+}
+
+// A mapped file is summed in parts of a few thousand ops, as its check reads them: damage
+// in any part of any section is found, and reported as damage even where the check of an
+// earlier part fails first.
+TEST(Goalb, MappedFileIsSummedWholeInParts) {
+  std::ostringstream text;
+  const int ranks = 8, steps = 5000;  // 80,000 ops: parts of some 16,000
+  text << "num_ranks " << ranks << "\n";
+  for (int r = 0; r < ranks; ++r) {
+    text << "rank " << r << " {\n";
+    for (int i = 0; i < steps; ++i) {
+      text << "s" << i << ": send " << 100 + i << "b to " << (r + 1) % ranks << " tag " << i << "\n";
+      text << "r" << i << ": recv " << 100 + i << "b from " << (r + ranks - 1) % ranks << " tag " << i << "\n";
+      if (i > 0) text << "s" << i << " requires r" << i - 1 << "\n";
+      if (i > 0) text << "r" << i << " irequires s" << i - 1 << "\n";
+    }
+    text << "}\n";
+  }
+  const Schedule s = testing::parse(text.str());
+  std::ostringstream out;
+  write_goalb(s, out);
+  const std::string b = out.str();
+  EXPECT_EQ(GoalbFile(b).read(), s);
+  auto section = [&](std::uint32_t id) {
+    std::uint64_t offset, count;
+    std::uint32_t element;
+    std::memcpy(&element, b.data() + 64 + 32 * id + 4, 4);
+    std::memcpy(&offset, b.data() + 64 + 32 * id + 8, 8);
+    std::memcpy(&count, b.data() + 64 + 32 * id + 16, 8);
+    return std::pair{offset, count * element};
+  };
+  for (std::uint32_t id = 3; id < 13; ++id) {
+    const auto [offset, bytes] = section(id);
+    // The last byte of the section (in the last rank's part), and one in its middle.
+    for (const std::uint64_t at : {offset + bytes - 1, offset + bytes / 2}) {
+      std::string damaged = b;
+      damaged[at] = static_cast<char>(damaged[at] ^ 0x01);
+      try {
+        GoalbFile(damaged).read();
+        ADD_FAILURE() << "section " << id << ": accepted a flip at byte " << at;
+      } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("section " + std::to_string(id) + ": checksum mismatch"), std::string::npos)
+            << e.what();
+      }
+    }
+  }
+  // An op kind no schedule has, in rank 0's first op, and a size in the last rank's part.
+  std::string damaged = b;
+  damaged[section(3).first] = 7;
+  damaged[section(8).first + section(8).second - 2] ^= 0x40;
+  try {
+    GoalbFile(damaged).read();
+    ADD_FAILURE() << "accepted two damaged sections";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("section 3: checksum mismatch"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

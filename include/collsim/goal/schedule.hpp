@@ -100,8 +100,8 @@ ScheduleArrays copy_columns(const ScheduleColumns& columns);
 // Returns a description of the first inconsistency, or nothing when the columns form a
 // valid schedule. Linear time; does not look for dependency cycles.
 std::optional<std::string> validate(const ScheduleColumns& columns);
-// The same, calling checked(first, end) as ranks [first, end) have been checked, a few MB
-// of ops at a time, so that a reader of a mapped file can give back what it has read.
+// The same, calling checked(first, end) as ranks [first, end) have been checked, a few
+// hundred KB of ops at a time, in order (a reader of a mapped file sums them meanwhile).
 std::optional<std::string> validate(const ScheduleColumns& columns,
                                     const std::function<void(std::uint32_t first, std::uint32_t end)>& checked);
 inline std::optional<std::string> validate(const ScheduleArrays& arrays) { return validate(columns_of(arrays)); }
@@ -175,9 +175,12 @@ class Schedule {
   // report it in its own terms (file and position); the schedule is validated once.
   static std::variant<Schedule, std::string> checked(ScheduleArrays arrays);
   static std::variant<Schedule, std::string> checked(const ScheduleColumns& columns, std::shared_ptr<const void> owner);
-  // Columns read in place from a mapped file (see drop_resident).
+  // Columns read in place from a mapped file (see drop_resident), calling checked(first,
+  // end) as the check passes ranks [first, end), a few hundred KB of them at a time, while
+  // their bytes are still in cache (a reader summing the file as it is checked).
   static std::variant<Schedule, std::string> checked(const ScheduleColumns& columns,
-                                                     std::shared_ptr<const MappedFile> file);
+                                                     std::shared_ptr<const MappedFile> file,
+                                                     const std::function<void(RankId first, RankId end)>& checked);
 
   std::uint32_t num_ranks() const { return c_.num_ranks; }
   std::uint64_t num_ops() const { return c_.kind.size(); }
