@@ -96,7 +96,10 @@ void Switch::try_transmit(std::uint16_t port) {
   }
   if (!o.has_sendable()) return;
   put_on_wire(port, take_next(o), start);
-  if (o.has_sendable()) wake_when_free<&Switch::on_port_free>(port);
+  if (o.has_sendable()) {
+    o.prefetch_front();
+    wake_when_free<&Switch::on_port_free>(port);
+  }
 }
 
 Packet Switch::take_next(OutputPort& o) {

@@ -27,6 +27,7 @@ class EventPool {
   }
   void release(std::uint32_t ref) { bodies_.release(ref); }
   EventBody& operator[](std::uint32_t ref) { return bodies_[ref]; }
+  void prefetch(std::uint32_t ref) { __builtin_prefetch(&bodies_[ref]); }
   const EventKey& key(std::uint32_t ref) const { return keys_[ref]; }
   // The full key of every slot, by ref: what queues consult to break ties.
   const std::vector<EventKey>* keys() const { return &keys_; }

@@ -38,6 +38,10 @@ class SortedFront : public EventQueue {
     }
   }
   std::size_t size() const final { return size_; }
+  // The entry k places after the next in the current bucket's sorted run, or nullptr when the
+  // run is shorter: a hint for fetching an event's body ahead of its turn (late and past
+  // entries, which may come between, are not looked at).
+  const QueueEntry* upcoming(std::size_t k) const { return next_ + k < sorted_.size() ? &sorted_[next_ + k] : nullptr; }
   bool visit(const std::function<bool(const QueueEntry&)>& f) const final { return for_each(f); }
   // visit() without the indirection, for the engine.
   template <typename F>
