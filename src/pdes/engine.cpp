@@ -178,6 +178,14 @@ void Engine::queue_stored(std::uint32_t ref) {
   stats_.max_queue = std::max<std::uint64_t>(stats_.max_queue, queue_size());
 }
 
+void Engine::prefetch_target(const EventBody& body) const {
+  if (body.handler == kChannelHandler) {
+    __builtin_prefetch(channels_[body.lp_class]);
+  } else if (body.target < local_index_.size() && local_index_[body.target] != kNotLocal) {
+    __builtin_prefetch(lps_[local_index_[body.target]].get());
+  }
+}
+
 void Engine::dispatch(const QueueEntry& entry) {
   const EventBody& body = pool_[entry.ref];
   if (body.handler == kChannelHandler) {
@@ -388,8 +396,11 @@ RunStats Engine::run() {
       while (!queue.empty() && queue.top().time < window_end_) {
         // An event's body is a line of the pool written when it was scheduled, long gone from
         // the cache by its turn: ask for it a few events ahead.
-        if constexpr (std::is_same_v<std::remove_cvref_t<decltype(queue)>, TimingWheel>)
+        if constexpr (std::is_same_v<std::remove_cvref_t<decltype(queue)>, TimingWheel>) {
           if (const QueueEntry* soon = queue.upcoming(kPrefetchDistance)) pool_.prefetch(soon->ref);
+          // Nearer, its body has come: the object its handler runs on (the channel or the LP).
+          if (const QueueEntry* next = queue.upcoming(kPrefetchDistance / 2)) prefetch_target(pool_[next->ref]);
+        }
         const QueueEntry entry = queue.top();
         if (entry.time >= next_sample_) sample_before(entry.time);
         queue.pop();

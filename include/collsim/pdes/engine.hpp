@@ -108,6 +108,7 @@ class Engine {
   void push_local(const EventKey& key, const EventBody& body);
   // Queues the event already stored in pool slot `ref`.
   void queue_stored(std::uint32_t ref);
+  void prefetch_target(const EventBody& body) const;
   void dispatch(const QueueEntry& entry);
   // The default radix heap is called directly; another queue kind goes through the interface.
   bool queue_empty() const { return other_queue_ ? other_queue_->empty() : queue_.empty(); }
