@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <fstream>
 #include <string>
 
@@ -13,6 +14,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace collsim;
+  // One file per fuzzing process, rewritten for every input and removed after it is read:
+  // libFuzzer may leave through _exit, where no destructor runs.
   static const std::string path = "/tmp/collsim_fuzz_nccl_" + std::to_string(::getpid()) + ".log";
   {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -22,5 +25,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     (void)traces::read_nccl_logs({path});
   } catch (const InputError&) {
   }
+  std::remove(path.c_str());
   return 0;
 }

@@ -32,14 +32,26 @@ device:
 )";
 
 // ctest runs every test in its own process, several at once: the file is named after the test.
-std::string write(const std::string& text) {
-  static int n = 0;
-  const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-  const auto path = std::filesystem::temp_directory_path() /
-                    ("collsim_workload_" + test + "_" + std::to_string(n++) + ".yaml");
-  std::ofstream(path) << text;
-  return path.string();
-}
+// It lives as long as the expression that reads it (`load_workload(write(text))`).
+class WrittenFile {
+ public:
+  explicit WrittenFile(const std::string& text) {
+    static int n = 0;
+    const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    path_ = (std::filesystem::temp_directory_path() / ("collsim_workload_" + test + "_" + std::to_string(n++) + ".yaml"))
+                .string();
+    std::ofstream(path_) << text;
+  }
+  ~WrittenFile() { std::filesystem::remove(path_); }
+  WrittenFile(const WrittenFile&) = delete;
+  WrittenFile& operator=(const WrittenFile&) = delete;
+  operator const std::string&() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+WrittenFile write(const std::string& text) { return WrittenFile(text); }
 
 // The error for `text` with `from` replaced by `to`.
 std::string error_of(const std::string& from, const std::string& to) {
