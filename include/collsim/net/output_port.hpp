@@ -29,7 +29,7 @@ struct PortStats {
   SimTime busy;               // time spent transmitting
 };
 
-class OutputPort {
+class alignas(64) OutputPort {
  public:
   // Where the wire goes.
   struct Wire {
@@ -167,16 +167,18 @@ class OutputPort {
   std::uint8_t first_sendable_class() const {
     return static_cast<std::uint8_t>(__builtin_ctz(static_cast<unsigned>(nonempty_ & ~paused_)));
   }
-  Wire wire_;
+  // What every packet reads first, together in the port's first line: a port is reached
+  // long after its last packet, and each further line it reads misses the cache.
   SimTime busy_until_;
-  std::uint32_t last_wire_bytes_ = 0;
-  SimTime last_duration_;
-  std::array<RingQueue<Packet>, kMaxClasses> queues_;
-  std::array<std::uint64_t, kMaxClasses> class_bytes_{};
   std::uint64_t queued_bytes_ = 0;
+  SimTime last_duration_;
+  std::uint32_t last_wire_bytes_ = 0;
   std::uint8_t nonempty_ = 0;  // bit c: class c has packets
   std::uint8_t paused_ = 0;    // bit c: class c is paused by PFC
   bool down_ = false;
+  Wire wire_;
+  std::array<RingQueue<Packet>, kMaxClasses> queues_;
+  std::array<std::uint64_t, kMaxClasses> class_bytes_{};
   PortStats stats_;
   // The last train put on the wire (see transmit_train).
   SimTime train_start_;
