@@ -3,16 +3,13 @@
 
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <utility>
 
 #include "collsim/goal/binary_formats.hpp"
 #include "goal_test_util.hpp"
+#include "support/scratch_dir.hpp"
 
 namespace collsim::goal {
 namespace {
@@ -159,20 +156,11 @@ std::string goalb_of(const char* text) {
 // sections summed as the schedule's check goes.
 class GoalbFile {
  public:
-  explicit GoalbFile(const std::string& bytes)
-      : path_((std::filesystem::temp_directory_path() /
-               ("collsim_goalb_test_" + std::to_string(::getpid()) + "_" + std::to_string(next_++) + ".goalb"))
-                  .string()) {
-    std::ofstream(path_, std::ios::binary) << bytes;
-  }
-  ~GoalbFile() { std::filesystem::remove(path_); }
-  GoalbFile(const GoalbFile&) = delete;
-  GoalbFile& operator=(const GoalbFile&) = delete;
-  Schedule read() const { return read_goalb_file(path_); }
+  explicit GoalbFile(const std::string& bytes) : file_("schedule.goalb", bytes) {}
+  Schedule read() const { return read_goalb_file(file_.path()); }
 
  private:
-  static inline int next_ = 0;
-  std::string path_;
+  test_support::ScratchFile file_;
 };
 
 void expect_goalb_error(const std::string& bytes, const std::string& needle) {

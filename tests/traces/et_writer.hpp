@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "chakra_et.pb.h"
+#include "support/scratch_dir.hpp"
 
 namespace collsim::traces::testing {
 
@@ -85,24 +86,6 @@ inline std::string gzip(const std::string& bytes) {
   return out;
 }
 
-// A fresh directory under the test's temp dir, removed at the end of the test.
-class TempDir {
- public:
-  TempDir() : path_(std::filesystem::temp_directory_path() / ("collsim_traces_" + std::to_string(::getpid()) + "_" + std::to_string(counter()++))) {
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  static int& counter() {
-    static int c = 0;
-    return c;
-  }
-  std::filesystem::path path_;
-};
+using TempDir = test_support::ScratchDir;
 
 }  // namespace collsim::traces::testing

@@ -4,11 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 
 #include "collsim/common/input_error.hpp"
 #include "collsim/config/preset_file.hpp"
 #include "collsim/workload/workload_loader.hpp"
+#include "support/scratch_dir.hpp"
 
 namespace collsim::workload {
 namespace {
@@ -31,27 +31,8 @@ device:
   preset: H100
 )";
 
-// ctest runs every test in its own process, several at once: the file is named after the test.
-// It lives as long as the expression that reads it (`load_workload(write(text))`).
-class WrittenFile {
- public:
-  explicit WrittenFile(const std::string& text) {
-    static int n = 0;
-    const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    path_ = (std::filesystem::temp_directory_path() / ("collsim_workload_" + test + "_" + std::to_string(n++) + ".yaml"))
-                .string();
-    std::ofstream(path_) << text;
-  }
-  ~WrittenFile() { std::filesystem::remove(path_); }
-  WrittenFile(const WrittenFile&) = delete;
-  WrittenFile& operator=(const WrittenFile&) = delete;
-  operator const std::string&() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-WrittenFile write(const std::string& text) { return WrittenFile(text); }
+// The file lives as long as the expression that reads it (`load_workload(write(text))`).
+test_support::ScratchFile write(const std::string& text) { return {"workload.yaml", text}; }
 
 // The error for `text` with `from` replaced by `to`.
 std::string error_of(const std::string& from, const std::string& to) {
