@@ -1,26 +1,19 @@
 #include "collsim/common/memory_budget.hpp"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 #include <initializer_list>
 #include <utility>
 #include <vector>
+
+#include "support/scratch_dir.hpp"
 
 namespace collsim::common {
 namespace {
 
 class MemoryFiles : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("collsim_memory_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
   // A cgroup directory `name` holding the given files; its path.
   std::string cgroup(const std::string& name, std::initializer_list<std::pair<const char*, const char*>> files) {
     std::filesystem::create_directories(dir_ / name);
@@ -32,12 +25,9 @@ class MemoryFiles : public ::testing::Test {
     return read_memory_state(write("meminfo", "MemTotal: 24000000 kB\nMemAvailable: 20000000 kB\n"),
                              write("statm", "1000 500\n"), group);
   }
-  std::string write(const std::string& name, const std::string& text) {
-    const std::filesystem::path p = dir_ / name;
-    std::ofstream(p) << text;
-    return p.string();
-  }
-  std::filesystem::path dir_;
+  std::string write(const std::string& name, const std::string& text) { return scratch_.write(name, text).string(); }
+  test_support::ScratchDir scratch_;
+  const std::filesystem::path& dir_ = scratch_.path();
 };
 
 TEST_F(MemoryFiles, ReadsTotalAvailableAndResidentPages) {

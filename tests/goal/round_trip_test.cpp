@@ -7,11 +7,11 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <unistd.h>
 
 #include "collsim/goal/binary_formats.hpp"
 #include "collsim/goal/schedule_file.hpp"
 #include "goal_test_util.hpp"
+#include "support/scratch_dir.hpp"
 
 namespace collsim::goal {
 namespace {
@@ -79,8 +79,8 @@ TEST(RoundTrip, CollsimBinary) {
 
 TEST(RoundTrip, ThroughFilesInEveryFormat) {
   const Schedule s = testing::parse(kEverything);
-  const auto dir = std::filesystem::temp_directory_path() / ("collsim_rt_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+  const test_support::ScratchDir scratch;
+  const std::filesystem::path& dir = scratch.path();
   for (const ScheduleFormat f : {ScheduleFormat::Text, ScheduleFormat::LogGOPSimBinary, ScheduleFormat::CollsimBinary}) {
     const std::string path = (dir / ("s." + std::string(to_string(f)))).string();
     save_schedule(s, path, f);
@@ -88,7 +88,6 @@ TEST(RoundTrip, ThroughFilesInEveryFormat) {
     EXPECT_EQ(load_schedule(path, &detected), s);
     EXPECT_EQ(detected, f);
   }
-  std::filesystem::remove_all(dir);
 }
 
 // Resident memory (kB) of the mapping that holds `p`, from /proc/self/smaps.
@@ -124,8 +123,8 @@ TEST(Goalb, DroppedPagesOfAMappedFileComeBackFromTheFile) {
     text << "}\n";
   }
   const Schedule in_memory = testing::parse(text.str());
-  const auto dir = std::filesystem::temp_directory_path() / ("collsim_drop_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+  const test_support::ScratchDir scratch;
+  const std::filesystem::path& dir = scratch.path();
   const std::string path = (dir / "ring.goalb").string();
   save_schedule(in_memory, path, ScheduleFormat::CollsimBinary);
   const Schedule mapped = load_schedule(path);
@@ -139,7 +138,6 @@ TEST(Goalb, DroppedPagesOfAMappedFileComeBackFromTheFile) {
   EXPECT_EQ(mapped, in_memory);
   in_memory.drop_resident(0, ranks);  // in memory: nothing to give back
   EXPECT_EQ(mapped, in_memory);
-  std::filesystem::remove_all(dir);
 }
 
 TEST(TextWriter, GoldenOutput) {

@@ -1,7 +1,6 @@
 #include "collsim/logging/logging.hpp"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -9,6 +8,7 @@
 #include <string>
 
 #include "collsim/common/input_error.hpp"
+#include "support/scratch_dir.hpp"
 
 namespace collsim::logging {
 namespace {
@@ -25,18 +25,9 @@ std::string read_all(const fs::path& p) {
 // Every test gets its own empty folder and leaves the process-wide configuration as it found it.
 class LogTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("collsim_log_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    configure(Config{});
-    fs::remove_all(dir_);
-  }
-  fs::path dir_;
+  void TearDown() override { configure(Config{}); }
+  collsim::test_support::ScratchDir scratch_;
+  const fs::path& dir_ = scratch_.path();
 };
 
 TEST_F(LogTest, LinesBelowTheLevelAreNotWritten) {

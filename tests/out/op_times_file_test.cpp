@@ -9,6 +9,7 @@
 #include "collsim/out/op_times_file.hpp"
 #include "collsim/report/hdf5_file.hpp"
 #include "sample_results.hpp"
+#include "support/scratch_dir.hpp"
 
 namespace collsim::out {
 namespace {
@@ -16,7 +17,8 @@ namespace {
 TEST(OpTimesFile, WritesOneRowPerOpTime) {
   test::SampleRun run;
   test::make_sample_run(run);
-  const std::string path = (std::filesystem::temp_directory_path() / "collsim_op_times_test.h5").string();
+  const test_support::ScratchDir scratch;
+  const std::string path = scratch / "op_times.h5";
   write_op_times_hdf5(path, run.schedule, run.results.op_times);
   {
     const report::Hdf5File f(path);
@@ -30,7 +32,6 @@ TEST(OpTimesFile, WritesOneRowPerOpTime) {
     EXPECT_FALSE(f.exists("/ops/role"));
     EXPECT_FALSE(f.exists("/links"));
   }
-  std::filesystem::remove(path);
 }
 
 TEST(OpTimesFile, AnUnwritablePathIsAnErrorNamingTheFile) {

@@ -11,6 +11,7 @@
 
 #include "collsim/report/hdf5_file.hpp"
 #include "sample_results.hpp"
+#include "support/scratch_dir.hpp"
 
 namespace collsim::out {
 namespace {
@@ -21,17 +22,11 @@ using Shape = std::vector<hsize_t>;
 
 class RunResultsFile : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("collsim_out_test_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    std::filesystem::create_directories(dir_);
-    path_ = (dir_ / "run.h5").string();
-    test::make_sample_run(run_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
+  void SetUp() override { test::make_sample_run(run_); }
 
-  std::filesystem::path dir_;
-  std::string path_;
+  test_support::ScratchDir scratch_;
+  const std::filesystem::path& dir_ = scratch_.path();
+  std::string path_ = scratch_ / "run.h5";
   SampleRun run_;
 };
 

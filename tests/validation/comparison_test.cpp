@@ -11,6 +11,7 @@
 #include "collsim/validation/bandwidth_formulas.hpp"
 #include "collsim/validation/comparison.hpp"
 #include "collsim/validation/model_parameters.hpp"
+#include "support/scratch_dir.hpp"
 
 namespace collsim::validation {
 namespace {
@@ -93,13 +94,9 @@ TEST(Comparison, PresetCheckFlagsAFarSlowerRun) {
 
 class CalibrationFile : public ::testing::Test {
  protected:
-  // ctest runs each test in its own process, several at once: one file per test.
-  std::string path = (std::filesystem::temp_directory_path() /
-                      ("collsim_calibration_" +
-                       std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + ".yaml"))
-                         .string();
-  void write(const std::string& text) { std::ofstream(path) << text; }
-  void TearDown() override { std::filesystem::remove(path); }
+  test_support::ScratchDir scratch;
+  std::string path = scratch / "calibration.yaml";
+  void write(const std::string& text) { scratch.write("calibration.yaml", text); }
 };
 
 TEST_F(CalibrationFile, RoundTrip) {

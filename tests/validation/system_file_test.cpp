@@ -1,30 +1,21 @@
 // System files: hardware described in YAML, from a preset or in full, with errors that say where.
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 
 #include "collsim/common/input_error.hpp"
 #include "collsim/validation/system_file.hpp"
+#include "support/scratch_dir.hpp"
 
 namespace collsim::validation {
 namespace {
 
 class SystemFile : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() / ("collsim_system_file_" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::string write(const std::string& name, const std::string& text) {
-    const std::string path = (dir_ / name).string();
-    std::ofstream(path) << text;
-    return path;
-  }
-  std::filesystem::path dir_;
+  std::string write(const std::string& name, const std::string& text) { return scratch_.write(name, text).string(); }
+  test_support::ScratchDir scratch_;
+  const std::filesystem::path& dir_ = scratch_.path();
 };
 
 TEST_F(SystemFile, EveryFieldWithItsUnit) {
