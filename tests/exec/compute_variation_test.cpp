@@ -3,12 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdio>
-#include <fstream>
 #include <stdexcept>
 #include <string>
 
 #include "collsim/common/input_error.hpp"
+#include "support/scratch_dir.hpp"
 
 namespace collsim::exec {
 namespace {
@@ -64,10 +63,10 @@ TEST(ComputeVariation, AStallLengthensTheCalcsItMeets) {
   EXPECT_EQ(v.calc_end(1, 0, SimTime::ms(9), SimTime::ms(3)), SimTime::ms(12));
 }
 
+// Into this process's own folder, removed when the tests end (ctest runs several at once).
 std::string write_file(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + name;
-  std::ofstream(path) << text;
-  return path;
+  static const test_support::ScratchDir dir;
+  return dir.write(name, text).string();
 }
 
 TEST(ComputeVariation, NoiseTraceDetoursRepeatEveryPeriod) {

@@ -1,6 +1,5 @@
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <stdexcept>
 #include <string>
 
@@ -10,14 +9,15 @@
 #include "collsim/jobs/job_merge.hpp"
 #include "collsim/jobs/job_spec.hpp"
 #include "collsim/jobs/shared_links.hpp"
+#include "support/scratch_dir.hpp"
 
 namespace collsim::jobs {
 namespace {
 
+// Into this process's own folder, removed when the tests end (ctest runs several at once).
 std::string write_file(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + name;
-  std::ofstream(path) << text;
-  return path;
+  static const test_support::ScratchDir dir;
+  return dir.write(name, text).string();
 }
 
 TEST(JobsFile, ReadsEveryKindOfJobAndRequest) {

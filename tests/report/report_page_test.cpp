@@ -2,10 +2,9 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdio>
-#include <fstream>
 
 #include "collsim/common/input_error.hpp"
+#include "support/scratch_dir.hpp"
 
 namespace collsim::report {
 namespace {
@@ -45,15 +44,14 @@ TEST(ReportPage, ValidationShowsBothBandwidthsPerSize) {
 TEST(ReportPage, WhatIsNotAReportInputIsAnError) {
   EXPECT_THROW(validation_page(nlohmann::json{{"sizes", 1}}, "v.json"), InputError);
   EXPECT_THROW(validation_page(nlohmann::json{{"runs", {{{"sizes", {{{"bytes", 1}}}}}}}}, "v.json"), InputError);
-  const std::string path = ::testing::TempDir() + "not_hdf5.h5";
-  std::ofstream(path) << "text";
+  const test_support::ScratchDir dir;
+  const std::string path = dir.write("not_hdf5.h5", "text").string();
   try {
     read_result_tables(path);
     FAIL() << "no error";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("not an HDF5 file"), std::string::npos) << e.what();
   }
-  std::remove(path.c_str());
 }
 
 }  // namespace

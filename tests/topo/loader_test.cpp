@@ -2,12 +2,11 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdio>
-#include <fstream>
 #include <string>
 
 #include "collsim/topo/loader.hpp"
 #include "topo_test_util.hpp"
+#include "support/scratch_dir.hpp"
 
 namespace collsim::topo {
 namespace {
@@ -182,16 +181,13 @@ links: [{a: a, b: b, bandwidth: 10Gbps, latency: 0}]
 }
 
 TEST(Loader, FromFile) {
-  const std::string path = ::testing::TempDir() + "/collsim_topo_loader_test.yaml";
-  {
-    std::ofstream out(path);
-    out << "kind: torus\ndims: [2, 2]\nlink: {bandwidth: 1Tbps, latency: 10ns}\n";
-  }
+  const test_support::ScratchDir dir;
+  const std::string path =
+      dir.write("collsim_topo_loader_test.yaml", "kind: torus\ndims: [2, 2]\nlink: {bandwidth: 1Tbps, latency: 10ns}\n").string();
   const Topology t = load_topology(path);
   EXPECT_EQ(t.name(), "collsim_topo_loader_test");
   EXPECT_EQ(t.num_hosts(), 4u);
   EXPECT_EQ(t.link(0).bandwidth, Bandwidth::gbps(1000));
-  std::remove(path.c_str());
 }
 
 TEST(Loader, MissingFile) {
