@@ -26,7 +26,7 @@ std::string read_all(const fs::path& p) {
 class LogTest : public ::testing::Test {
  protected:
   void TearDown() override { configure(Config{}); }
-  collsim::test_support::ScratchDir scratch_;
+  test_support::ScratchDir scratch_;
   const fs::path& dir_ = scratch_.path();
 };
 

@@ -2,7 +2,6 @@
 
 #include <gtest/gtest.h>
 
-
 #include "collsim/common/input_error.hpp"
 #include "support/scratch_dir.hpp"
 

@@ -5,7 +5,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "collsim/common/input_error.hpp"
-#include "sweep_test_files.hpp"
+#include "support/scratch_dir.hpp"
 
 namespace collsim::sweep {
 namespace {
@@ -21,7 +21,7 @@ TEST(PointCommand, ParametersBecomeOptionsAndFlags) {
 }
 
 TEST(PointCommand, WorkloadKeysEditACopyOfTheWorkloadFile) {
-  TempFolder t;
+  test_support::ScratchDir t;
   const auto in = t.write("w.yaml", "name: w\nparallelism:\n  dp: 2\n  tp: 1\n");
   SweepSpec s;
   s.command = "workload";
@@ -38,7 +38,7 @@ TEST(PointCommand, WorkloadKeysEditACopyOfTheWorkloadFile) {
 }
 
 TEST(PointCommand, AKeyBelowAValueIsAnError) {
-  TempFolder t;
+  test_support::ScratchDir t;
   const auto in = t.write("w.yaml", "name: w\n");
   try {
     write_edited_workload(in, t.path("o.yaml"), {{"name.first", "x"}});

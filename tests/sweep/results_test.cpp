@@ -5,7 +5,7 @@
 #include "collsim/common/input_error.hpp"
 #include "collsim/sweep/results_file.hpp"
 #include "collsim/sweep/results_table.hpp"
-#include "sweep_test_files.hpp"
+#include "support/scratch_dir.hpp"
 
 namespace collsim::sweep {
 namespace {
@@ -19,7 +19,7 @@ PointRecord ok(const std::string& bytes, nlohmann::json result) {
 }
 
 TEST(ResultsFile, TheLastRecordOfAPointWinsAndACutLastLineIsIgnored) {
-  TempFolder t;
+  test_support::ScratchDir t;
   const std::string path = t.path("r.jsonl").string();
   PointRecord failed;
   failed.point = {{"bytes", "1MiB"}};
@@ -37,7 +37,7 @@ TEST(ResultsFile, TheLastRecordOfAPointWinsAndACutLastLineIsIgnored) {
 }
 
 TEST(ResultsFile, ABadLineInTheMiddleIsAnErrorWithItsLine) {
-  TempFolder t;
+  test_support::ScratchDir t;
   const auto path = t.write("r.jsonl", "{\"key\": \"a=1\", \"point\": {\"a\": \"1\"}, \"status\": \"ok\"}\nnot json\n{}\n");
   try {
     read_results(path.string());

@@ -1,4 +1,5 @@
 #include "collsim/sweep/sweep_run.hpp"
+#include "support/scratch_dir.hpp"
 
 #include <gtest/gtest.h>
 
@@ -6,14 +7,13 @@
 #include <fstream>
 #include <sstream>
 
-#include "sweep_test_files.hpp"
 
 namespace collsim::sweep {
 namespace {
 
 // A stand-in for collsim: prints {"bytes": N} for `run --bytes N --json`, fails for 3, and
 // notes every run in a log, so that the test sees which points ran.
-std::filesystem::path stand_in(const TempFolder& t) {
+std::filesystem::path stand_in(const test_support::ScratchDir& t) {
   const auto p = t.write("fake.sh",
                          "#!/bin/sh\n"
                          "echo \"$3\" >> \"$(dirname \"$0\")/ran.log\"\n"
@@ -23,7 +23,7 @@ std::filesystem::path stand_in(const TempFolder& t) {
   return p;
 }
 
-std::string ran(const TempFolder& t) {
+std::string ran(const test_support::ScratchDir& t) {
   std::ifstream f(t.path("ran.log"));
   std::stringstream s;
   s << f.rdbuf();
@@ -31,7 +31,7 @@ std::string ran(const TempFolder& t) {
 }
 
 TEST(SweepRun, PointsRunInParallelAFailureIsRecordedAndARerunSkipsWhatFinished) {
-  TempFolder t;
+  test_support::ScratchDir t;
   SweepSpec spec;
   spec.command = "run";
   for (const char* b : {"1", "2", "3", "4"}) spec.points.push_back({{"bytes", b}});

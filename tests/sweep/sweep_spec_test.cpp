@@ -3,12 +3,12 @@
 #include <gtest/gtest.h>
 
 #include "collsim/common/input_error.hpp"
-#include "sweep_test_files.hpp"
+#include "support/scratch_dir.hpp"
 
 namespace collsim::sweep {
 namespace {
 
-std::string error_of(const TempFolder& t, const std::string& text) {
+std::string error_of(const test_support::ScratchDir& t, const std::string& text) {
   try {
     load_sweep_spec(t.write("s.yaml", text).string());
   } catch (const InputError& e) {
@@ -18,7 +18,7 @@ std::string error_of(const TempFolder& t, const std::string& text) {
 }
 
 TEST(SweepSpec, AGridIsTheProductOfItsValuesInTheOrderWritten) {
-  TempFolder t;
+  test_support::ScratchDir t;
   const SweepSpec s = load_sweep_spec(t.write("s.yaml",
                                               "command: run\n"
                                               "args: [--topology, fat_tree_k8]\n"
@@ -37,7 +37,7 @@ TEST(SweepSpec, AGridIsTheProductOfItsValuesInTheOrderWritten) {
 }
 
 TEST(SweepSpec, ListedPointsMayNameDifferentParameters) {
-  TempFolder t;
+  test_support::ScratchDir t;
   const SweepSpec s = load_sweep_spec(t.write("s.yaml",
                                               "command: workload\n"
                                               "args: [gpt3_1.3b]\n"
@@ -55,7 +55,7 @@ TEST(SweepSpec, ListedPointsMayNameDifferentParameters) {
 }
 
 TEST(SweepSpec, ErrorsNameTheLineAndWhatWasExpected) {
-  TempFolder t;
+  test_support::ScratchDir t;
   EXPECT_NE(error_of(t, "command: gen\ngrid: {bytes: [1]}\n").find("s.yaml:1:10: command 'gen' cannot be swept"),
             std::string::npos);
   EXPECT_NE(error_of(t, "command: run\n").find("needs 'grid' or 'points'"), std::string::npos);

@@ -7,6 +7,7 @@
 #include "collsim/traces/chakra_reader.hpp"
 #include "traces/et_writer.hpp"
 #include "traces/trace_test_util.hpp"
+#include "support/scratch_dir.hpp"
 
 namespace collsim::traces {
 namespace {
@@ -73,7 +74,7 @@ TEST(ChakraFile, ReadsTheUnrolledRingWithSchemaAttributeForVersion) {
 }
 
 TEST(ChakraFile, GzipGivesTheSameNodesAsPlain) {
-  TempDir dir;
+  test_support::ScratchDir dir;
   const std::string plain = kChakra + "custom_ring_allreduce_8npus_1MB/custom_allreduce.0.et";
   write_file(dir / "ring.0.et", gzip(read_file(plain)));
   const ChakraRankTrace a = read_chakra_file(plain);
@@ -88,7 +89,7 @@ TEST(ChakraFile, GzipGivesTheSameNodesAsPlain) {
 }
 
 TEST(ChakraFile, TruncatedFileNamesFileOffsetAndNode) {
-  TempDir dir;
+  test_support::ScratchDir dir;
   const std::string bytes = read_file(kChakra + "custom_ring_allreduce_8npus_1MB/custom_allreduce.0.et");
   const std::vector<std::size_t> at = message_offsets(bytes);
   ASSERT_EQ(at.size(), 36u);  // metadata + 35 nodes
@@ -107,7 +108,7 @@ TEST(ChakraFile, TruncatedFileNamesFileOffsetAndNode) {
 }
 
 TEST(ChakraFile, CorruptNodeIsNamed) {
-  TempDir dir;
+  test_support::ScratchDir dir;
   // A node of 3 bytes 0x0a 0xff 0xff: field 2 (name) claiming 0x7fff... bytes, impossible.
   std::string bytes = trace_bytes({});
   bytes += std::string("\x03\x12\xff\xff", 4);
@@ -117,7 +118,7 @@ TEST(ChakraFile, CorruptNodeIsNamed) {
 }
 
 TEST(ChakraFile, BadAndTruncatedGzipAreRefused) {
-  TempDir dir;
+  test_support::ScratchDir dir;
   const std::string z = gzip(read_file(kChakra + "custom_ring_allreduce_8npus_1MB/custom_allreduce.0.et"));
   std::string flipped = z;
   for (std::size_t i = 20; i < 40; ++i) flipped[i] = static_cast<char>(flipped[i] ^ 0x5a);
@@ -133,7 +134,7 @@ TEST(ChakraFile, BadAndTruncatedGzipAreRefused) {
 }
 
 TEST(ChakraFile, OldSchemaIsRefusedClearly) {
-  TempDir dir;
+  test_support::ScratchDir dir;
   // A metadata, then a node with field 12 as a varint (bytes 08 05 60 03): the schema before
   // Oct 2023 kept comm_type and friends as plain node fields with numbers above 10.
   std::string with_meta = trace_bytes({});
@@ -158,7 +159,7 @@ TEST(ChakraFile, RankFilesFromDirectoryPrefixOrList) {
   EXPECT_NE(dir[5].find("all_gather.5.et"), std::string::npos);
   EXPECT_EQ(chakra_rank_files({kChakra + "all_gather_8npus_1MB/all_gather"}), dir);
 
-  TempDir tmp;
+  test_support::ScratchDir tmp;
   write_file(tmp / "x.0.et", trace_bytes({}));
   write_file(tmp / "x.2.et", trace_bytes({}));
   const std::string e = error_of([&] { chakra_rank_files({tmp / "x.0.et", tmp / "x.2.et"}); });

@@ -8,6 +8,7 @@
 #include "collsim/traces/trace_format.hpp"
 #include "traces/et_writer.hpp"
 #include "traces/trace_test_util.hpp"
+#include "support/scratch_dir.hpp"
 
 namespace collsim::traces {
 namespace {
@@ -26,7 +27,7 @@ pb::Node comp(std::uint64_t id, std::uint64_t micros, std::vector<std::uint64_t>
 }
 
 // Writes one file per rank into `dir` and reads them back as a program.
-ReplayProgram program(const TempDir& dir, const std::vector<std::vector<pb::Node>>& ranks, const TraceOptions& o = {}) {
+ReplayProgram program(const test_support::ScratchDir& dir, const std::vector<std::vector<pb::Node>>& ranks, const TraceOptions& o = {}) {
   for (std::size_t r = 0; r < ranks.size(); ++r) write_file(dir / ("t." + std::to_string(r) + ".et"), trace_bytes(ranks[r]));
   return read_traces({dir.path().string()}, o);
 }
@@ -78,7 +79,7 @@ TEST(ChakraProgram, UnrolledRingReceivesWaitForTheirSendToStartOnly) {
 }
 
 TEST(ChakraProgram, HostSideCollectiveIsSkippedAndBridged) {
-  TempDir dir;
+  test_support::ScratchDir dir;
   pb::Node host = coll_node(1, 0, 0);
   host.clear_attr();
   *host.add_attr() = int_attr("is_cpu_op", 1);
@@ -94,7 +95,7 @@ TEST(ChakraProgram, HostSideCollectiveIsSkippedAndBridged) {
 }
 
 TEST(ChakraProgram, NodesOutOfOrderFollowTheirDependencies) {
-  TempDir dir;
+  test_support::ScratchDir dir;
   const ReplayProgram p = program(dir, {{comp(2, 5, {1}), comp(1, 4)}});
   ASSERT_EQ(p.ranks[0].size(), 2u);
   EXPECT_EQ(p.ranks[0][0].ns, 4000u);
@@ -103,7 +104,7 @@ TEST(ChakraProgram, NodesOutOfOrderFollowTheirDependencies) {
 }
 
 TEST(ChakraProgram, CtrlDepsOnlyWhenAsked) {
-  TempDir dir;
+  test_support::ScratchDir dir;
   pb::Node b = comp(2, 1);
   b.add_ctrl_deps(1);
   EXPECT_TRUE(program(dir, {{comp(1, 1), b}}).ranks[0][1].after.empty());
@@ -113,7 +114,7 @@ TEST(ChakraProgram, CtrlDepsOnlyWhenAsked) {
 }
 
 TEST(ChakraProgram, RooflineTakesTheSlowerOfFlopsAndBytes) {
-  TempDir dir;
+  test_support::ScratchDir dir;
   pb::Node n = comp(1, 5);
   *n.add_attr() = int_attr("num_ops", 2'000'000'000'000);
   *n.add_attr() = int_attr("tensor_size", 1'000'000'000);
@@ -125,7 +126,7 @@ TEST(ChakraProgram, RooflineTakesTheSlowerOfFlopsAndBytes) {
 }
 
 TEST(ChakraProgram, ProcessGroupsFromTheCommGroupFile) {
-  TempDir dir;
+  test_support::ScratchDir dir;
   write_file(dir / "groups.json", R"({"7": [3, 1]})");
   TraceOptions o;
   o.comm_groups = dir / "groups.json";
@@ -137,14 +138,14 @@ TEST(ChakraProgram, ProcessGroupsFromTheCommGroupFile) {
 }
 
 TEST(ChakraProgram, UnknownProcessGroupIsNamed) {
-  TempDir dir;
+  test_support::ScratchDir dir;
   const std::string e = error_of([&] { program(dir, {{coll_node(4, 0, 64, "tp3")}, {coll_node(4, 0, 64, "tp3")}}); });
   EXPECT_NE(e.find("t.0.et: byte 8: node id 4 'coll4': process group 'tp3' is not defined"), std::string::npos) << e;
   EXPECT_NE(e.find("--comm-groups"), std::string::npos) << e;
 }
 
 TEST(ChakraProgram, UnmatchedOrDisagreeingCollectivesAreNamed) {
-  TempDir dir;
+  test_support::ScratchDir dir;
   pb::Node second = coll_node(1, 0, 64);
   second.add_data_deps(0);
   const std::string e = error_of([&] { program(dir, {{coll_node(0, 0, 64), second}, {coll_node(0, 0, 64)}}); });
@@ -152,7 +153,7 @@ TEST(ChakraProgram, UnmatchedOrDisagreeingCollectivesAreNamed) {
   EXPECT_NE(e.find("node id 1 'coll1' is collective #2"), std::string::npos) << e;
   EXPECT_NE(e.find("unmatched collective"), std::string::npos) << e;
 
-  TempDir dir2;
+  test_support::ScratchDir dir2;
   const std::string d = error_of([&] { program(dir2, {{coll_node(0, 0, 64)}, {coll_node(0, 0, 128)}}); });
   EXPECT_NE(d.find("t.1.et: byte 8: node id 0 'coll0': collective #1 of process group '0' is allreduce of 128 B here but "
                    "allreduce of 64 B at"),
@@ -161,10 +162,10 @@ TEST(ChakraProgram, UnmatchedOrDisagreeingCollectivesAreNamed) {
 }
 
 TEST(ChakraProgram, MissingDependencyAndCycleAreNamed) {
-  TempDir dir;
+  test_support::ScratchDir dir;
   const std::string e = error_of([&] { program(dir, {{comp(1, 1, {9})}}); });
   EXPECT_NE(e.find("node id 1 'comp1': depends (data_deps) on node id 9, which is not in the file"), std::string::npos) << e;
-  TempDir dir2;
+  test_support::ScratchDir dir2;
   const std::string c = error_of([&] { program(dir2, {{comp(1, 1, {2}), comp(2, 1, {1})}}); });
   EXPECT_NE(c.find("is part of a dependency cycle"), std::string::npos) << c;
 }

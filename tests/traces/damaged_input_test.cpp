@@ -12,6 +12,7 @@
 #include "collsim/traces/nccl_log_reader.hpp"
 #include "collsim/traces/replay_lowering.hpp"
 #include "traces/et_writer.hpp"
+#include "support/scratch_dir.hpp"
 
 namespace collsim::traces {
 namespace {
@@ -30,7 +31,7 @@ bool refused(const std::string& path) {
 }
 
 TEST(DamagedInput, OverwrittenOrCutChakraFilesAreRefusedOrRead) {
-  TempDir dir;
+  test_support::ScratchDir dir;
   const std::string bytes =
       read_file(std::string(COLLSIM_TEST_DATA) + "/traces/chakra/custom_ring_allreduce_8npus_1MB/custom_allreduce.0.et");
   std::mt19937_64 random(42);
@@ -49,7 +50,7 @@ TEST(DamagedInput, OverwrittenOrCutChakraFilesAreRefusedOrRead) {
 }
 
 TEST(DamagedInput, NcclLogCutAnywhereIsRefusedOrRead) {
-  TempDir dir;
+  test_support::ScratchDir dir;
   const std::string init = "h:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 1 cudaDev 0 busId 0 commId 0x9 - Init COMPLETE\n";
   const std::string line =
       "h:1:1 [0] NCCL INFO AllReduce: opCount 1f sendbuff 0x1 recvbuff 0x1 count 256 datatype 7 op 0 root 0 comm 0x1 "

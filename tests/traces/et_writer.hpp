@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "chakra_et.pb.h"
-#include "support/scratch_dir.hpp"
 
 namespace collsim::traces::testing {
 
@@ -85,7 +84,5 @@ inline std::string gzip(const std::string& bytes) {
   deflateEnd(&z);
   return out;
 }
-
-using TempDir = test_support::ScratchDir;
 
 }  // namespace collsim::traces::testing

@@ -8,6 +8,7 @@
 #include "collsim/traces/trace_format.hpp"
 #include "traces/et_writer.hpp"
 #include "traces/trace_test_util.hpp"
+#include "support/scratch_dir.hpp"
 
 namespace collsim::traces {
 namespace {
@@ -48,7 +49,7 @@ struct Job {
         call(r2, "AllGather", 1, 1024, 9, 0, "0xb0") + call(r3, "AllGather", 1, 1024, 9, 0, "0xb1") +
         call(r3, "Recv", 2, 10, 4, 1, "0xb1") + call(r2, "Broadcast", 0, 100, 0, 1, "0xc0", "0x6");
   }
-  ReplayProgram read(const TempDir& dir, const NcclLogOptions& o = {}) const {
+  ReplayProgram read(const test_support::ScratchDir& dir, const NcclLogOptions& o = {}) const {
     write_file(dir / "a.log", a);
     write_file(dir / "b.log", b);
     return read_nccl_logs({dir / "a.log", dir / "b.log"}, o);
@@ -56,7 +57,7 @@ struct Job {
 };
 
 TEST(NcclLog, RebuildsCommunicatorsAndMatchesCalls) {
-  TempDir dir;
+  test_support::ScratchDir dir;
   const ReplayProgram p = Job().read(dir, {false});
   EXPECT_EQ(p.num_ranks, 4u);
   ASSERT_EQ(p.collectives.size(), 3u);
@@ -91,7 +92,7 @@ TEST(NcclLog, RebuildsCommunicatorsAndMatchesCalls) {
 }
 
 TEST(NcclLog, TimestampsBecomeComputeGaps) {
-  TempDir dir;
+  test_support::ScratchDir dir;
   const ReplayProgram p = Job().read(dir);
   // Rank 0 issued the AllReduce at the job's first timestamp (gap 0), the AllGather 250 us
   // later, and the Broadcast stamped back at the first time (a gap below 0 counts as 0):
@@ -112,13 +113,13 @@ TEST(NcclLog, TimestampsBecomeComputeGaps) {
 }
 
 TEST(NcclLog, FormatIsDetectedByContent) {
-  TempDir dir;
+  test_support::ScratchDir dir;
   write_file(dir / "a.log", Job().a);
   EXPECT_EQ(detect_trace_format(dir / "a.log"), TraceFormat::NcclLog);
 }
 
 TEST(NcclLog, UnmatchedOpCountIsNamed) {
-  TempDir dir;
+  test_support::ScratchDir dir;
   Job job;
   // Rank 3 never logs its AllGather.
   const std::string gone = call("3: b:300:9 [1]", "AllGather", 1, 1024, 9, 0, "0xb1");
@@ -131,7 +132,7 @@ TEST(NcclLog, UnmatchedOpCountIsNamed) {
 }
 
 TEST(NcclLog, BadCallLineNamesLineAndColumn) {
-  TempDir dir;
+  test_support::ScratchDir dir;
   const std::string line = "a:100:7 [0] NCCL INFO AllReduce: opCount 0 sendbuff 0x1 recvbuff 0x1 count 12x datatype 7\n";
   write_file(dir / "bad.log", "hello\n" + line);
   const std::string e = error_of([&] { read_nccl_logs({dir / "bad.log"}); });
@@ -141,7 +142,7 @@ TEST(NcclLog, BadCallLineNamesLineAndColumn) {
 }
 
 TEST(NcclLog, OtherBadInputIsNamed) {
-  TempDir dir;
+  test_support::ScratchDir dir;
   Job job;
   write_file(dir / "a.log", job.a);
   write_file(dir / "b.log", job.b);
@@ -203,7 +204,7 @@ TEST(NcclLog, WithoutInitLinesOneWorldCommunicatorIsInferred) {
   // NCCL_DEBUG_SUBSYS=COLL alone: no init lines. Every device has one communicator of
   // nranks=4, the job's size: the world, ranks in (host, pid, cudaDev) order: a:1 [0], a:1 [1],
   // b:2 [0], b:10 [0] (pid 2 before pid 10).
-  TempDir dir;
+  test_support::ScratchDir dir;
   std::string log;
   const std::pair<const char*, const char*> devices[] = {
       {"b:10:1 [0]", "0xb10"}, {"a:1:1 [1]", "0xa11"}, {"b:2:1 [0]", "0xb2"}, {"a:1:1 [0]", "0xa10"}};
