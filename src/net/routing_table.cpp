@@ -136,7 +136,7 @@ std::uint32_t RoutingTable::group_distance(topo::NodeId v, std::uint32_t group) 
 RoutingTable::Entry RoutingTable::work_out(std::uint32_t row, std::uint32_t group) const {
   const topo::NodeId v = node_of_row_[row];
   const std::uint32_t d = group_distance(v, group);
-  Entry e{nullptr, 0, static_cast<std::uint16_t>(d)};
+  Entry e{0, 0, static_cast<std::uint16_t>(d)};
   if (d == kUnreachable) return e;
   // Toward a switch one step closer; the final hop to the host itself is resolved per host
   // in next_ports(), since the group's hosts are different nodes.
@@ -149,7 +149,7 @@ RoutingTable::Entry RoutingTable::work_out(std::uint32_t row, std::uint32_t grou
     port_chunks_.push_back(std::make_unique<topo::PortIndex[]>(kChunkPorts));
     ports_used_ = 0;
   }
-  e.ports = port_chunks_.back().get() + ports_used_;
+  e.first = static_cast<std::uint32_t>(((port_chunks_.size() - 1) << kChunkBits) | ports_used_);
   e.count = static_cast<std::uint16_t>(closer_.size());
   std::copy(closer_.begin(), closer_.end(), port_chunks_.back().get() + ports_used_);
   ports_used_ += closer_.size();
@@ -171,7 +171,10 @@ std::span<const topo::PortIndex> RoutingTable::next_ports(topo::NodeId node, Hos
   const std::uint32_t row = row_of_node_[node];
   if (row == kNotOwned) throw std::logic_error("routing at a node this rank does not own");
   const Entry e = entry(row, group_of_host_[dst]);
-  if (e.distance != 1) return {e.ports, e.count};
+  if (e.distance != 1) {
+    if (e.count == 0) return {};
+    return {ports_of(e), e.count};
+  }
   if (sole_row_[dst] == row) return {&sole_port_[dst], 1};
   // The hosts of a group share their neighbours, so a node one link from the group is
   // adjacent to dst itself: its port(s) to dst.

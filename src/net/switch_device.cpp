@@ -75,7 +75,7 @@ void Switch::on_packet(const Packet& arriving) {
 }
 
 void Switch::on_port_free(const PortWakeup& w) {
-  ports_[w.port].wakeup_pending = false;
+  ports_[w.port].set_wakeup_pending(false);
   try_transmit(w.port);
 }
 
@@ -87,7 +87,7 @@ void Switch::try_transmit(std::uint16_t port) {
     while (o.has_sendable() && o.mid_train(start) && o.front().kind != PacketKind::Data)
       put_into_train(port, take_next(o));
     // With a wakeup pending, packets were queued before this one and wait their turn.
-    if (o.wakeup_pending || !o.has_sendable()) return;
+    if (o.wakeup_pending() || !o.has_sendable()) return;
     if (o.busy_until() - start > arbitration_lead_[port]) {
       wake_when_free<&Switch::on_port_free>(port);
       return;

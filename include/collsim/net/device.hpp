@@ -115,8 +115,8 @@ class Device : public pdes::LogicalProcess {
   template <auto Wakeup>
   void wake_when_free(std::uint16_t port) {
     OutputPort& o = ports_[port];
-    if (o.wakeup_pending) return;
-    o.wakeup_pending = true;
+    if (o.wakeup_pending()) return;
+    o.set_wakeup_pending(true);
     schedule<Wakeup>(id(), o.busy_until() - now(), PortWakeup{port});
   }
 

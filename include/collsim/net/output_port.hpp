@@ -18,15 +18,16 @@ namespace collsim::net {
 inline constexpr std::size_t kMaxClasses = 8;
 
 struct PortStats {
+  // What every packet updates first, in one cache line of the port.
   std::uint64_t packets = 0;
   std::uint64_t bytes = 0;          // wire bytes sent
+  SimTime busy;                     // time spent transmitting
+  std::uint64_t max_queue_bytes = 0;
   std::uint64_t drops = 0;          // packets refused at this port's queue
   std::uint64_t ecn_marks = 0;
   std::uint64_t pauses_sent = 0;    // PFC pause frames sent upstream from this port's ingress
   std::uint64_t pauses_received = 0;
-  std::uint64_t max_queue_bytes = 0;
   std::uint64_t lost = 0;           // packets lost to the link being down (see LinkFault)
-  SimTime busy;               // time spent transmitting
 };
 
 class alignas(64) OutputPort {
@@ -107,14 +108,14 @@ class alignas(64) OutputPort {
   }
 
   void enqueue(const Packet& p) {
-    queues_[p.priority].push_back(p);
-    class_bytes_[p.priority] += p.wire_bytes;
+    queues_[p.priority].packets.push_back(p);
+    queues_[p.priority].bytes += p.wire_bytes;
     queued_bytes_ += p.wire_bytes;
     nonempty_ |= static_cast<std::uint8_t>(1u << p.priority);
     if (queued_bytes_ > stats_.max_queue_bytes) stats_.max_queue_bytes = queued_bytes_;
   }
   // The packet dequeue() would take next: the head of the highest unpaused class (has_sendable()).
-  const Packet& front() const { return queues_[first_sendable_class()].front(); }
+  const Packet& front() const { return queues_[first_sendable_class()].packets.front(); }
   // Asks for front()'s lines ahead of its turn: a packet is read back long after it was
   // queued, and the read misses the cache.
   void prefetch_front() const {
@@ -126,10 +127,11 @@ class alignas(64) OutputPort {
   bool dequeue(Packet& out) {
     if (!has_sendable()) return false;
     const std::uint8_t c = first_sendable_class();
-    out = queues_[c].front();
-    queues_[c].pop_front();
-    if (queues_[c].empty()) nonempty_ &= static_cast<std::uint8_t>(~(1u << c));
-    class_bytes_[c] -= out.wire_bytes;
+    ClassQueue& q = queues_[c];
+    out = q.packets.front();
+    q.packets.pop_front();
+    if (q.packets.empty()) nonempty_ &= static_cast<std::uint8_t>(~(1u << c));
+    q.bytes -= out.wire_bytes;
     queued_bytes_ -= out.wire_bytes;
     return true;
   }
@@ -137,11 +139,11 @@ class alignas(64) OutputPort {
   // Empties every class, paused or not, handing each packet to `each` (a link gone down).
   template <typename Each>
   void drain(Each&& each) {
-    for (std::uint8_t c = 0; c < kMaxClasses; ++c) {
-      while (!queues_[c].empty()) {
-        const Packet p = queues_[c].front();
-        queues_[c].pop_front();
-        class_bytes_[c] -= p.wire_bytes;
+    for (ClassQueue& q : queues_) {
+      while (!q.packets.empty()) {
+        const Packet p = q.packets.front();
+        q.packets.pop_front();
+        q.bytes -= p.wire_bytes;
         queued_bytes_ -= p.wire_bytes;
         each(p);
       }
@@ -149,8 +151,8 @@ class alignas(64) OutputPort {
     nonempty_ = 0;
   }
   std::uint64_t queued_bytes() const { return queued_bytes_; }
-  std::uint64_t class_bytes(std::uint8_t c) const { return class_bytes_[c]; }
-  const RingQueue<Packet>& queue(std::uint8_t c) const { return queues_[c]; }
+  std::uint64_t class_bytes(std::uint8_t c) const { return queues_[c].bytes; }
+  const RingQueue<Packet>& queue(std::uint8_t c) const { return queues_[c].packets; }
 
   void set_paused(std::uint8_t c, bool paused) {
     paused_ = static_cast<std::uint8_t>(paused ? paused_ | (1u << c) : paused_ & ~(1u << c));
@@ -158,7 +160,8 @@ class alignas(64) OutputPort {
   bool paused(std::uint8_t c) const { return (paused_ >> c) & 1u; }
 
   // Whether a "transmitter free" event is already scheduled for this port.
-  bool wakeup_pending = false;
+  bool wakeup_pending() const { return wakeup_pending_; }
+  void set_wakeup_pending(bool pending) { wakeup_pending_ = pending; }
 
   PortStats& stats() { return stats_; }
   const PortStats& stats() const { return stats_; }
@@ -168,7 +171,9 @@ class alignas(64) OutputPort {
     return static_cast<std::uint8_t>(__builtin_ctz(static_cast<unsigned>(nonempty_ & ~paused_)));
   }
   // What every packet reads first, together in the port's first line: a port is reached
-  // long after its last packet, and each further line it reads misses the cache.
+  // long after its last packet, and each further line it reads misses the cache. Then the
+  // queues of classes 0 and 1 with their bytes (one line), and the counters every packet
+  // updates at the head of the stats.
   SimTime busy_until_;
   std::uint64_t queued_bytes_ = 0;
   SimTime last_duration_;
@@ -176,14 +181,19 @@ class alignas(64) OutputPort {
   std::uint8_t nonempty_ = 0;  // bit c: class c has packets
   std::uint8_t paused_ = 0;    // bit c: class c is paused by PFC
   bool down_ = false;
+  bool wakeup_pending_ = false;
   Wire wire_;
-  std::array<RingQueue<Packet>, kMaxClasses> queues_;
-  std::array<std::uint64_t, kMaxClasses> class_bytes_{};
+  // The last train put on the wire (see transmit_train): its end is read whenever the
+  // transmitter is busy.
+  SimTime train_end_ = SimTime::ps(-1);
+  struct ClassQueue {
+    RingQueue<Packet> packets;
+    std::uint64_t bytes = 0;
+  };
+  std::array<ClassQueue, kMaxClasses> queues_;
   PortStats stats_;
-  // The last train put on the wire (see transmit_train).
   SimTime train_start_;
   SimTime train_packet_time_;
-  SimTime train_end_ = SimTime::ps(-1);
   SimTime next_boundary(SimTime now) const {
     const std::int64_t into = (now - train_start_).picoseconds();
     const std::int64_t each = train_packet_time_.picoseconds();

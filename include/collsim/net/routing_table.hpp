@@ -44,11 +44,16 @@ class RoutingTable {
   std::uint32_t distance(topo::NodeId node, HostIndex dst) const;
 
  private:
+  // 8 bytes, so that a switch's row of a large table stays in fewer cache lines: its ports
+  // are the `count` from `first` on, a position in port_chunks_ (chunk, then offset).
   struct Entry {
-    const topo::PortIndex* ports;
+    std::uint32_t first;
     std::uint16_t count;
     std::uint16_t distance;  // 0 until worked out (a path has at least one link)
   };
+  const topo::PortIndex* ports_of(const Entry& e) const {
+    return port_chunks_[e.first >> kChunkBits].get() + (e.first & ((std::uint32_t{1} << kChunkBits) - 1));
+  }
   Entry entry(std::uint32_t row, std::uint32_t group) const {
     const std::uint64_t i = std::uint64_t{row} * groups_ + group;
     return whole_.empty() ? entry_on_demand(i, row, group) : whole_[i];
@@ -85,7 +90,8 @@ class RoutingTable {
   mutable std::vector<std::uint32_t> page_of_;
   mutable std::vector<Entry> pages_;
   // The entries' ports, in chunks that never move (what next_ports returns points into them).
-  static constexpr std::size_t kChunkPorts = 1u << 16;
+  static constexpr unsigned kChunkBits = 16;
+  static constexpr std::size_t kChunkPorts = std::size_t{1} << kChunkBits;
   mutable std::vector<std::unique_ptr<topo::PortIndex[]>> port_chunks_;
   mutable std::size_t ports_used_ = 0;  // in the last chunk
   mutable std::vector<topo::PortIndex> closer_;  // work_out's scratch
