@@ -48,7 +48,8 @@ void TimingWheel::advance() const {
     free_ = c;
     c = following;
   }
-  head_[at] = tail_[at] = kNone;
+  head_[at] = kNone;
+  tail_[at] = Tail{kNone, 0};
   occupied_[at / 64] &= ~(std::uint64_t{1} << (at % 64));
   if (occupied_[at / 64] == 0) words_ &= ~(std::uint64_t{1} << (at / 64));
   sort_bucket();

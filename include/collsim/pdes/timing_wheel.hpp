@@ -20,7 +20,7 @@ class TimingWheel final : public SortedFront<TimingWheel> {
  public:
   explicit TimingWheel(const std::vector<EventKey>* keys) : SortedFront(keys), far_(EntryOrder(keys)) {
     head_.fill(kNone);
-    tail_.fill(kNone);
+    tail_.fill(Tail{kNone, 0});
   }
 
   void push(const QueueEntry& entry) override {
@@ -59,20 +59,23 @@ class TimingWheel final : public SortedFront<TimingWheel> {
   // Into its slot of the wheel (ahead of the current slot, within reach).
   void put(std::uint64_t slot, const QueueEntry& entry) const {
     const std::size_t at = static_cast<std::size_t>(slot & (kSlots - 1));
-    std::uint32_t tail = tail_[at];
-    if (tail == kNone || chunks_[tail].count == kChunkEntries) {
+    // Only stores reach the chunk: the slot's fill is read beside its tail, where a load from a
+    // chunk last written a few microseconds of simulated time ago would wait for memory.
+    Tail& tail = tail_[at];
+    if (tail.chunk == kNone || tail.count == kChunkEntries) {
       const std::uint32_t fresh = new_chunk();
-      if (tail == kNone) {
+      if (tail.chunk == kNone) {
         head_[at] = fresh;
         occupied_[at / 64] |= std::uint64_t{1} << (at % 64);
         words_ |= std::uint64_t{1} << (at / 64);
       } else {
-        chunks_[tail].next = fresh;
+        chunks_[tail.chunk].next = fresh;
       }
-      tail_[at] = tail = fresh;
+      tail = Tail{fresh, 0};
     }
-    Chunk& c = chunks_[tail];
-    c.entries[c.count++] = entry;
+    Chunk& c = chunks_[tail.chunk];
+    c.entries[tail.count] = entry;
+    c.count = ++tail.count;
   }
   std::uint32_t new_chunk() const {
     std::uint32_t c = free_;
@@ -109,8 +112,13 @@ class TimingWheel final : public SortedFront<TimingWheel> {
   // The advance a look at top() makes changes no entry's order, hence `mutable`.
   mutable std::vector<Chunk> chunks_;
   mutable std::uint32_t free_ = kNone;  // chunks not in use, linked by `next`
-  mutable std::array<std::uint32_t, kSlots> head_;  // per slot, its first and last chunk
-  mutable std::array<std::uint32_t, kSlots> tail_;
+  // Per slot, its first chunk, and its last with the entries in it.
+  struct Tail {
+    std::uint32_t chunk;
+    std::uint32_t count;
+  };
+  mutable std::array<std::uint32_t, kSlots> head_;
+  mutable std::array<Tail, kSlots> tail_;
   mutable std::array<std::uint64_t, kWords> occupied_{};  // bit per slot with entries
   mutable std::uint64_t words_ = 0;                       // bit per nonzero word of occupied_
   mutable std::uint64_t current_ = 0;  // the slot being served (absolute: time >> kSlotBits)
