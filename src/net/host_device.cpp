@@ -198,7 +198,7 @@ void Host::activate(std::uint32_t flow) {
   Sender& f = *sender(flow);
   if (f.active || f.queued || f.done || f.next_seq >= f.packets) return;
   f.active = true;
-  nic_[f.port].active.push_back(flow);
+  nic_[f.port].active.push_back(&f);
 }
 
 void Host::release_next(Sender& f) {
@@ -272,7 +272,7 @@ void Host::try_transmit(std::uint16_t port) {
   std::size_t chosen = n;
   std::uint32_t least_owed = UINT32_MAX;
   for (std::size_t k = 0, at = q.turn; k < n && chosen == n; ++k, at = at + 1 == n ? 0 : at + 1) {
-    Sender& f = *sender(q.active[at]);
+    Sender& f = *q.active[at];
     if (!may_send(f)) continue;
     if (f.turns_owed == 0) {
       chosen = at;
@@ -283,7 +283,7 @@ void Host::try_transmit(std::uint16_t port) {
   if (chosen == n && least_owed != UINT32_MAX && train_packets_ > 1) {
     const std::uint32_t passed = std::min(least_owed, train_packets_ - 1);
     for (std::size_t k = 0, at = q.turn; k < n; ++k, at = at + 1 == n ? 0 : at + 1) {
-      Sender& f = *sender(q.active[at]);
+      Sender& f = *q.active[at];
       if (!may_send(f)) continue;
       f.turns_owed -= passed;
       if (chosen < n || passed == train_packets_ - 1) continue;
@@ -296,7 +296,7 @@ void Host::try_transmit(std::uint16_t port) {
   }
   if (chosen < n) {
     const std::size_t at = chosen;
-    Sender& f = *sender(q.active[at]);
+    Sender& f = *q.active[at];
     const std::uint32_t before = f.next_seq;
     send_data(f);
     f.turns_owed = f.next_seq - before - 1;
@@ -328,8 +328,8 @@ std::uint32_t Host::next_train(const Sender& f) const {
   // their paths still wait until every flow of the port may send them, so that their turns
   // interleave packet by packet as without trains; through queues, turns go by trains.
   if (!ctx_.params.trains_through_queues)
-    for (const std::uint32_t other : nic_[f.port].active)
-      if (other != f.id && !may_train(*sender(other))) return 1;
+    for (const Sender* other : nic_[f.port].active)
+      if (other != &f && !may_train(*other)) return 1;
   std::uint32_t k = std::min(train_packets_, f.packets - tail_packets_ - seq);
   if (f.windowed) {
     const std::uint64_t room = (f.cc->window_bytes() - in_flight_bytes(f)) / ctx_.params.mtu_bytes;
@@ -431,8 +431,8 @@ void Host::on_packet(const Packet& p) {
       ports_[p.in_port].set_paused(p.priority, p.seq == 1);
       ++ports_[p.in_port].stats().pauses_received;
       if (p.seq == 1 && train_packets_ > 1 && !ctx_.params.trains_through_queues)
-        for (const std::uint32_t flow : nic_[p.in_port].active)
-          if (Sender& f = *sender(flow); f.priority == p.priority) unsettle(f);
+        for (Sender* f : nic_[p.in_port].active)
+          if (f->priority == p.priority) unsettle(*f);
       if (p.seq == 0) try_transmit(p.in_port);
       return;
     case PacketKind::Data: receive_data(p); return;
@@ -600,7 +600,7 @@ void Host::receive_ack(const Packet& p) {
   if ((p.flags & (packet_flag::kEcnEcho | packet_flag::kQueuedEcho)) && !ctx_.params.trains_through_queues) {
     unsettle(f);
     // The port's other flows went out interleaved with it by trains too.
-    for (const std::uint32_t other : nic_[f.port].active) unsettle(*sender(other));
+    for (Sender* other : nic_[f.port].active) unsettle(*other);
   }
   arm_cc_timer(f);
   if (f.acked >= f.packets) {
@@ -623,7 +623,7 @@ void Host::receive_ack(const Packet& p) {
 void Host::deactivate(Sender& f) {
   if (!f.active) return;
   NicQueues& q = nic_[f.port];
-  const auto at = std::find(q.active.begin(), q.active.end(), f.id);
+  const auto at = std::find(q.active.begin(), q.active.end(), &f);
   const auto k = static_cast<std::size_t>(at - q.active.begin());
   q.active.erase(at);
   if (q.turn > k) --q.turn;

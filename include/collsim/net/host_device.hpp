@@ -233,7 +233,9 @@ class Host final : public Device {
   using Receiver = detail::Receiver;
   struct NicQueues {
     RingQueue<Packet> control;
-    std::vector<std::uint32_t> active;  // flows with packets to send, in turn order
+    // Flows with packets to send, in turn order. senders_ is a deque: a flow stays where it is
+    // while flows start behind it and leave before it.
+    std::vector<Sender*> active;
     std::size_t turn = 0;
     SimTime wakeup_at = SimTime::infinity();
   };
