@@ -173,7 +173,7 @@ void Engine::queue_stored(std::uint32_t ref) {
   if (other_queue_) {
     other_queue_->push(entry);
   } else {
-    queue_.push(entry);
+    queue_.add(entry);
   }
   stats_.max_queue = std::max<std::uint64_t>(stats_.max_queue, queue_size());
 }

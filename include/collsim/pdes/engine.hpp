@@ -105,11 +105,13 @@ class Engine {
   void install(LpId id, std::unique_ptr<LogicalProcess> lp, const detail::Trampoline* handlers,
                std::uint8_t handler_count, std::uint32_t class_tag);
   void post(const EventKey& key, const EventBody& body);
-  void push_local(const EventKey& key, const EventBody& body);
+  // The steps of every event, inlined where engine.cpp uses them (a call's saving and
+  // restoring of registers was a tenth of the engine's own instructions per event).
+  [[gnu::always_inline]] inline void push_local(const EventKey& key, const EventBody& body);
   // Queues the event already stored in pool slot `ref`.
-  void queue_stored(std::uint32_t ref);
+  [[gnu::always_inline]] inline void queue_stored(std::uint32_t ref);
   void prefetch_target(const EventBody& body) const;
-  void dispatch(const QueueEntry& entry);
+  [[gnu::always_inline]] inline void dispatch(const QueueEntry& entry);
   // The default radix heap is called directly; another queue kind goes through the interface.
   bool queue_empty() const { return other_queue_ ? other_queue_->empty() : queue_.empty(); }
   const QueueEntry& queue_top() const { return other_queue_ ? other_queue_->top() : queue_.top(); }
