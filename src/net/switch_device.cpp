@@ -69,8 +69,16 @@ void Switch::on_packet(const Packet& arriving) {
     send_pfc(in, p.priority, true);
   }
   p.in_port = in;  // kept while queued, for the ingress accounting at departure
-  o.enqueue(p);
   ++stats_.packets;
+  if (o.idle(now()) && o.empty() && !o.paused(p.priority)) {
+    // What queueing it and transmitting at once would do, without the round trip through
+    // the queue: the common case of a port that nothing else is using.
+    o.pass_through(p.wire_bytes);
+    release(p);
+    put_on_wire(out, p);
+    return;
+  }
+  o.enqueue(p);
   try_transmit(out);
 }
 

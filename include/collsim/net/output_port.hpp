@@ -136,6 +136,13 @@ class alignas(64) OutputPort {
     return true;
   }
   bool has_sendable() const { return (nonempty_ & ~paused_) != 0; }
+  // Whether no class holds a packet, paused or not.
+  bool empty() const { return nonempty_ == 0; }
+  // A packet that crosses an idle, empty port at once, without being queued: it counts toward
+  // the largest queue as if it had been queued and taken in the same instant.
+  void pass_through(std::uint32_t wire_bytes) {
+    if (wire_bytes > stats_.max_queue_bytes) stats_.max_queue_bytes = wire_bytes;
+  }
   // Empties every class, paused or not, handing each packet to `each` (a link gone down).
   template <typename Each>
   void drain(Each&& each) {
