@@ -145,14 +145,19 @@ RoutingTable::Entry RoutingTable::work_out(std::uint32_t row, std::uint32_t grou
     if (port_onward_[i] && group_distance(port_peer_[i], group) + 1 == d)
       closer_.push_back(static_cast<topo::PortIndex>(i - port_begin_[v]));
   if (closer_.empty()) return e;
+  e.count = static_cast<std::uint16_t>(closer_.size());
+  if (const auto known = stored_lists_.find(closer_); known != stored_lists_.end()) {
+    e.first = known->second;
+    return e;
+  }
   if (port_chunks_.empty() || ports_used_ + closer_.size() > kChunkPorts) {
     port_chunks_.push_back(std::make_unique<topo::PortIndex[]>(kChunkPorts));
     ports_used_ = 0;
   }
   e.first = static_cast<std::uint32_t>(((port_chunks_.size() - 1) << kChunkBits) | ports_used_);
-  e.count = static_cast<std::uint16_t>(closer_.size());
   std::copy(closer_.begin(), closer_.end(), port_chunks_.back().get() + ports_used_);
   ports_used_ += closer_.size();
+  stored_lists_.emplace(closer_, e.first);
   return e;
 }
 

@@ -15,6 +15,7 @@
 // takes, far fewer than all.
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <span>
 #include <vector>
@@ -95,6 +96,10 @@ class RoutingTable {
   mutable std::vector<std::unique_ptr<topo::PortIndex[]>> port_chunks_;
   mutable std::size_t ports_used_ = 0;  // in the last chunk
   mutable std::vector<topo::PortIndex> closer_;  // work_out's scratch
+  // Each distinct list of ports, stored once, by its contents (a port is an index into the
+  // asking node's ports, so nodes of one shape share their lists): a fat tree's rows then
+  // name a handful of lists that stay in cache, where a list per entry missed on every hop.
+  mutable std::map<std::vector<topo::PortIndex>, std::uint32_t> stored_lists_;
 
   // Ports of each owned node that lead straight to a host: row -> [begin, end) of two
   // parallel arrays sorted by host.
