@@ -42,7 +42,7 @@ void TimingWheel::advance() const {
   std::uint32_t c = head_[at];
   while (c != kNone) {
     const Chunk& chunk = chunks_[c];
-    take_bucket(chunk.entries.begin(), chunk.entries.begin() + chunk.count);
+    take_bucket(chunk.entries.begin(), chunk.entries.begin() + filled(at, c));
     const std::uint32_t following = chunk.next;
     chunks_[c].next = free_;
     free_ = c;

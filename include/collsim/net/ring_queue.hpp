@@ -4,11 +4,11 @@
 // blocks as it drains and refills). 24 bytes, so that a port's queue of a class and its
 // byte count share a cache line with the next class's (see OutputPort).
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <type_traits>
+#include <utility>
 
 namespace collsim::net {
 

@@ -112,7 +112,7 @@ class Engine {
   [[gnu::always_inline]] inline void queue_stored(std::uint32_t ref);
   void prefetch_target(const EventBody& body) const;
   [[gnu::always_inline]] inline void dispatch(const QueueEntry& entry);
-  // The default radix heap is called directly; another queue kind goes through the interface.
+  // The default timing wheel is called directly; another queue kind goes through the interface.
   bool queue_empty() const { return other_queue_ ? other_queue_->empty() : queue_.empty(); }
   const QueueEntry& queue_top() const { return other_queue_ ? other_queue_->top() : queue_.top(); }
   std::size_t queue_size() const { return other_queue_ ? other_queue_->size() : queue_.size(); }

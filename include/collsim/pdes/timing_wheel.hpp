@@ -51,10 +51,10 @@ class TimingWheel final : public SortedFront<TimingWheel> {
   // A slot's entries sit in a list of chunks from one pool, so that the wheel holds no more
   // than its entries (and a part-filled chunk per slot), however they move round it.
   static constexpr std::uint32_t kChunkEntries = 15, kNone = 0xFFFFFFFFu;
+  // Every chunk of a slot but its last is full; the last's fill is the slot's Tail::count.
   struct Chunk {
     std::array<QueueEntry, kChunkEntries> entries;
     std::uint32_t next;
-    std::uint32_t count;
   };
   static std::uint64_t slot_of(const QueueEntry& e) {
     return static_cast<std::uint64_t>(e.time.picoseconds()) >> kSlotBits;
@@ -77,8 +77,7 @@ class TimingWheel final : public SortedFront<TimingWheel> {
       tail = Tail{fresh, 0};
     }
     Chunk& c = chunks_[tail.chunk];
-    c.entries[tail.count] = entry;
-    c.count = ++tail.count;
+    c.entries[tail.count++] = entry;
   }
   // Once per kChunkEntries pushes into a slot: kept out of line, so that put() stays small.
   [[gnu::noinline]] std::uint32_t new_chunk() const {
@@ -90,7 +89,6 @@ class TimingWheel final : public SortedFront<TimingWheel> {
       chunks_.emplace_back();
     }
     chunks_[c].next = kNone;
-    chunks_[c].count = 0;
     return c;
   }
   friend class SortedFront<TimingWheel>;
@@ -99,10 +97,12 @@ class TimingWheel final : public SortedFront<TimingWheel> {
   bool for_each_bucketed(F&& f) const {
     for (std::uint64_t words = words_; words != 0; words &= words - 1) {
       const unsigned w = static_cast<unsigned>(__builtin_ctzll(words));
-      for (std::uint64_t bits = occupied_[w]; bits != 0; bits &= bits - 1)
-        for (std::uint32_t c = head_[w * 64 + static_cast<unsigned>(__builtin_ctzll(bits))]; c != kNone; c = chunks_[c].next)
-          for (std::uint32_t i = 0; i < chunks_[c].count; ++i)
+      for (std::uint64_t bits = occupied_[w]; bits != 0; bits &= bits - 1) {
+        const std::size_t at = w * 64 + static_cast<unsigned>(__builtin_ctzll(bits));
+        for (std::uint32_t c = head_[at]; c != kNone; c = chunks_[c].next)
+          for (std::uint32_t i = 0; i < filled(at, c); ++i)
             if (!f(chunks_[c].entries[i])) return false;
+      }
     }
     for (const QueueEntry& e : far_.values())
       if (!f(e)) return false;
@@ -123,6 +123,10 @@ class TimingWheel final : public SortedFront<TimingWheel> {
   };
   mutable std::array<std::uint32_t, kSlots> head_;
   mutable std::array<Tail, kSlots> tail_;
+  // Entries in chunk `c` of slot `at`.
+  std::uint32_t filled(std::size_t at, std::uint32_t c) const {
+    return c == tail_[at].chunk ? tail_[at].count : kChunkEntries;
+  }
   mutable std::array<std::uint64_t, kWords> occupied_{};  // bit per slot with entries
   mutable std::uint64_t words_ = 0;                       // bit per nonzero word of occupied_
   mutable std::uint64_t current_ = 0;  // the slot being served (absolute: time >> kSlotBits)
