@@ -38,7 +38,7 @@ void send_on(std::unique_ptr<pdes::ChannelBase>& wire, pdes::LogicalProcess& fro
 }
 }  // namespace
 
-void Device::put_on_wire(std::uint16_t port, Packet p, SimTime start) {
+void Device::put_on_wire(std::uint16_t port, Packet& p, SimTime start) {
   OutputPort& o = ports_[port];
   const OutputPort::Wire& w = o.wire();
   SimTime delay;

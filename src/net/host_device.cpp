@@ -247,7 +247,7 @@ void Host::try_transmit(std::uint16_t port) {
     return;
   }
   if (!q.control.empty() && !o.paused(kControlPriority)) {
-    const Packet p = q.control.front();
+    Packet p = q.control.front();
     q.control.pop_front();
     put_on_wire(port, p);
     if (!q.control.empty() || !q.active.empty()) wake_at(port, o.busy_until());

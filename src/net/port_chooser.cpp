@@ -10,7 +10,11 @@ constexpr std::uint16_t kFar = 0xFFFF;
 }
 
 PortChooser::PortChooser(const topo::Topology& t, const FabricParams& params, const RoutingTable& table)
-    : topology_(t), params_(params), table_(table) {
+    : topology_(t),
+      params_(params),
+      table_(table),
+      hashes_(params.routing == RoutingMode::Ecmp || params.routing == RoutingMode::Spray ||
+              params.routing == RoutingMode::Minimal) {
   attached_switch_.resize(t.num_hosts());
   for (std::uint32_t h = 0; h < t.num_hosts(); ++h) {
     const auto& ports = t.ports(t.host(h));
@@ -81,8 +85,8 @@ std::uint16_t PortChooser::least_queued(topo::NodeId node, const Packet& p, std:
   return c[best];
 }
 
-std::uint16_t PortChooser::choose(topo::NodeId node, Packet& p, const std::vector<OutputPort>& ports,
-                                  pdes::RandomStream& random) const {
+std::uint16_t PortChooser::choose_otherwise(topo::NodeId node, Packet& p, const std::vector<OutputPort>& ports,
+                                            pdes::RandomStream& random) const {
   switch (params_.routing) {
     case RoutingMode::Adaptive: return least_queued(node, p, table_.next_ports(node, p.dst), ports);
     case RoutingMode::DimensionOrder: return dimension_order(node, p);

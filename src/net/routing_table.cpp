@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <map>
 #include <stdexcept>
+#include <string>
 
 namespace collsim::net {
 
 namespace {
 constexpr std::uint16_t kUnreachable = 0xFFFF;
-constexpr std::uint32_t kNotOwned = 0xFFFFFFFFu;
 constexpr std::uint32_t kNotSearched = 0xFFFFFFFFu;
 constexpr std::uint32_t kHostAttachment = 0x80000000u;
 }  // namespace
@@ -172,17 +172,13 @@ RoutingTable::Entry RoutingTable::entry_on_demand(std::uint64_t i, std::uint32_t
   return e;
 }
 
-std::span<const topo::PortIndex> RoutingTable::next_ports(topo::NodeId node, HostIndex dst) const {
-  const std::uint32_t row = row_of_node_[node];
-  if (row == kNotOwned) throw std::logic_error("routing at a node this rank does not own");
-  const Entry e = entry(row, group_of_host_[dst]);
-  if (e.distance != 1) {
-    if (e.count == 0) return {};
-    return {ports_of(e), e.count};
-  }
-  if (sole_row_[dst] == row) return {&sole_port_[dst], 1};
+void RoutingTable::not_owned(topo::NodeId node) {
+  throw std::logic_error("routing at node " + std::to_string(node) + ", which this rank does not own");
+}
+
+std::span<const topo::PortIndex> RoutingTable::direct_ports(std::uint32_t row, HostIndex dst) const {
   // The hosts of a group share their neighbours, so a node one link from the group is
-  // adjacent to dst itself: its port(s) to dst.
+  // adjacent to dst itself.
   const auto first = direct_host_.begin() + direct_begin_[row];
   const auto last = direct_host_.begin() + direct_begin_[row + 1];
   const auto [lo, hi] = std::equal_range(first, last, dst);
@@ -191,7 +187,7 @@ std::span<const topo::PortIndex> RoutingTable::next_ports(topo::NodeId node, Hos
 
 std::uint32_t RoutingTable::distance(topo::NodeId node, HostIndex dst) const {
   const std::uint32_t row = row_of_node_[node];
-  if (row == kNotOwned) throw std::logic_error("routing at a node this rank does not own");
+  if (row == kNotOwned) not_owned(node);
   return entry(row, group_of_host_[dst]).distance;
 }
 

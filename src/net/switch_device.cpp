@@ -103,7 +103,8 @@ void Switch::try_transmit(std::uint16_t port) {
     start = o.busy_until();
   }
   if (!o.has_sendable()) return;
-  put_on_wire(port, take_next(o), start);
+  Packet next = take_next(o);
+  put_on_wire(port, next, start);
   if (o.has_sendable()) {
     o.prefetch_front();
     wake_when_free<&Switch::on_port_free>(port);

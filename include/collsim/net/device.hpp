@@ -47,9 +47,10 @@ class Device : public pdes::LogicalProcess {
   Device(const FabricContext& ctx, topo::NodeId node);
 
   // Starts sending `p` on `port` at `start` (now unless given), when the transmitter must be
-  // free. Schedules the packet's arrival at the other end: when its last bit is there.
-  void put_on_wire(std::uint16_t port, Packet p) { put_on_wire(port, p, now()); }
-  void put_on_wire(std::uint16_t port, Packet p, SimTime start);
+  // free. Schedules the packet's arrival at the other end: when its last bit is there. `p`
+  // is stamped in place with its hop (in_port, hops): it goes as it is, without a copy.
+  void put_on_wire(std::uint16_t port, Packet& p) { put_on_wire(port, p, now()); }
+  void put_on_wire(std::uint16_t port, Packet& p, SimTime start);
   // A control frame (ACK, NACK, CNP) on `port` while a train is on its wire: it goes out at
   // the train's next packet boundary (see OutputPort::mid_train).
   void put_into_train(std::uint16_t port, Packet p);

@@ -30,14 +30,24 @@ class PortChooser {
   // Throws std::invalid_argument when the mode needs a shape the topology lacks.
   PortChooser(const topo::Topology& topology, const FabricParams& params, const RoutingTable& table);
 
+  // Inline for the hashed modes (every packet at every switch asks): the call and the
+  // switch over modes cost as much as the lookup.
   std::uint16_t choose(topo::NodeId node, Packet& p, const std::vector<OutputPort>& ports,
-                       pdes::RandomStream& random) const;
+                       pdes::RandomStream& random) const {
+    if (!hashes_) return choose_otherwise(node, p, ports, random);
+    const std::span<const topo::PortIndex> c = table_.next_ports(node, p.dst);
+    if (c.size() == 1) return c[0];
+    return hashed(node, p, c);
+  }
   // The port a whole message takes from `node` under the flow model: its rail, its
   // dimension-order hop, or otherwise its ECMP hash (the modes that choose per packet or by
   // queue are the packet model's).
   std::uint16_t choose_for_flow(topo::NodeId node, HostIndex src, HostIndex dst, std::uint32_t entropy) const;
 
  private:
+  // Adaptive, dimension-order, dragonfly and rail routing.
+  std::uint16_t choose_otherwise(topo::NodeId node, Packet& p, const std::vector<OutputPort>& ports,
+                                 pdes::RandomStream& random) const;
   [[noreturn]] void no_route(topo::NodeId node, const Packet& p) const;
   std::uint16_t hashed(topo::NodeId node, const Packet& p, std::span<const topo::PortIndex> candidates) const;
   std::uint16_t least_queued(topo::NodeId node, const Packet& p, std::span<const topo::PortIndex> candidates,
@@ -53,6 +63,7 @@ class PortChooser {
   const topo::Topology& topology_;
   const FabricParams& params_;
   const RoutingTable& table_;
+  bool hashes_ = false;  // ECMP, spray, minimal: a hash over the shortest-path ports
   std::vector<topo::NodeId> attached_switch_;  // per host: the switch it hangs off
   // dragonfly: switch-to-switch hop counts, by switch index
   std::vector<std::uint16_t> router_distance_;

@@ -40,11 +40,26 @@ class RoutingTable {
   // Ports of `node` that lie on a shortest path to host `dst` (never empty when dst is
   // reachable and node != dst's own node; empty when it is not reachable). The span stays
   // valid as long as the table.
-  std::span<const topo::PortIndex> next_ports(topo::NodeId node, HostIndex dst) const;
+  // Inline: every packet at every switch asks, and a call costs as much as the lookup.
+  std::span<const topo::PortIndex> next_ports(topo::NodeId node, HostIndex dst) const {
+    const std::uint32_t row = row_of_node_[node];
+    if (row == kNotOwned) not_owned(node);
+    const Entry e = entry(row, group_of_host_[dst]);
+    if (e.distance != 1) {
+      if (e.count == 0) return {};
+      return {ports_of(e), e.count};
+    }
+    if (sole_row_[dst] == row) return {&sole_port_[dst], 1};
+    return direct_ports(row, dst);
+  }
   // Links on a shortest path from `node` to host `dst`.
   std::uint32_t distance(topo::NodeId node, HostIndex dst) const;
 
  private:
+  static constexpr std::uint32_t kNotOwned = 0xFFFFFFFFu;
+  [[noreturn]] static void not_owned(topo::NodeId node);
+  // A node one link from dst's group: its port(s) to dst itself.
+  std::span<const topo::PortIndex> direct_ports(std::uint32_t row, HostIndex dst) const;
   // 8 bytes, so that a switch's row of a large table stays in fewer cache lines: its ports
   // are the `count` from `first` on, a position in port_chunks_ (chunk, then offset).
   struct Entry {
