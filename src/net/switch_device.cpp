@@ -70,13 +70,20 @@ void Switch::on_packet(const Packet& arriving) {
   }
   p.in_port = in;  // kept while queued, for the ingress accounting at departure
   ++stats_.packets;
-  if (o.idle(now()) && o.empty() && !o.paused(p.priority)) {
-    // What queueing it and transmitting at once would do, without the round trip through
-    // the queue: the common case of a port that nothing else is using.
-    o.pass_through(p.wire_bytes);
-    release(p);
-    put_on_wire(out, p);
-    return;
+  if (o.empty() && !o.paused(p.priority)) {
+    // What queueing it and transmitting at once (try_transmit) would do, without the round
+    // trip through the queue: the common case of a port that nothing else is using, idle or
+    // with its last packet close enough to its end to be arbitrated ahead.
+    SimTime start = now();
+    const bool ahead = !o.idle(start);
+    if (!ahead || (!o.wakeup_pending() && o.busy_until() - start <= arbitration_lead_[out] &&
+                   (p.kind == PacketKind::Data || !o.mid_train(start)))) {
+      if (ahead) start = o.busy_until();
+      o.pass_through(p.wire_bytes);
+      release(p);
+      put_on_wire(out, p, start);
+      return;
+    }
   }
   o.enqueue(p);
   try_transmit(out);

@@ -146,12 +146,17 @@ void Engine::fail(const std::string& message) const { throw SimulationError(mess
 
 void Engine::post(const EventKey& key, const EventBody& body) {
   const LpId target = body.target;
-  if (target >= local_index_.size())
-    fail(lp_name(key.source()) + " scheduled an event for " + lp_name(target) + ", which does not exist");
-  if (local_index_[target] != kNotLocal) {
+  if (target < local_index_.size() && local_index_[target] != kNotLocal) [[likely]] {
     push_local(key, body);
     return;
   }
+  post_elsewhere(key, body);
+}
+
+void Engine::post_elsewhere(const EventKey& key, const EventBody& body) {
+  const LpId target = body.target;
+  if (target >= local_index_.size())
+    fail(lp_name(key.source()) + " scheduled an event for " + lp_name(target) + ", which does not exist");
   // The other ranks may already be past anything earlier than this rank promised them.
   if (key.time < promise_)
     fail(lp_name(key.source()) + " (rank " + std::to_string(rank()) + ") sent an event to " + lp_name(target) +
@@ -165,17 +170,19 @@ void Engine::post(const EventKey& key, const EventBody& body) {
   ++stats_.remote_sent;
 }
 
-void Engine::push_local(const EventKey& key, const EventBody& body) { queue_stored(pool_.store(key, body)); }
+void Engine::push_local(const EventKey& key, const EventBody& body) { queue_entry(key, pool_.store(key, body)); }
 
-void Engine::queue_stored(std::uint32_t ref) {
-  const EventKey& key = pool_.key(ref);
+void Engine::queue_stored(std::uint32_t ref) { queue_entry(pool_.key(ref), ref); }
+
+void Engine::queue_entry(const EventKey& key, std::uint32_t ref) {
   const QueueEntry entry{key.time, QueueEntry::hint_of(key), ref};
-  if (other_queue_) {
+  if (other_queue_) [[unlikely]] {
     other_queue_->push(entry);
+    stats_.max_queue = std::max<std::uint64_t>(stats_.max_queue, other_queue_->size());
   } else {
     queue_.add(entry);
+    stats_.max_queue = std::max<std::uint64_t>(stats_.max_queue, queue_.size());
   }
-  stats_.max_queue = std::max<std::uint64_t>(stats_.max_queue, queue_size());
 }
 
 void Engine::prefetch_target(const EventBody& body) const {

@@ -88,8 +88,9 @@ class Channel final : public ChannelBase {
     if (engine_ == nullptr) {
       engine_ = sender.engine_;
       id_ = detail::register_channel(*engine_, this);
+      deliveries_ = detail::channel_deliveries(*engine_);
     }
-    const detail::ChannelDeliveries d = detail::channel_deliveries(*engine_);
+    const detail::ChannelDeliveries d = deliveries_;
     const std::uint32_t ref = d.pool->allocate(sender.make_key(delay, priority));
     EventBody& body = (*d.pool)[ref];
     body.target = receiver_id_;
@@ -108,7 +109,7 @@ class Channel final : public ChannelBase {
   }
 
   void deliver_head() override {
-    const detail::ChannelDeliveries d = detail::channel_deliveries(*engine_);
+    const detail::ChannelDeliveries d = deliveries_;
     const std::uint32_t done = head_;
     Payload payload;
     std::memcpy(&payload, (*d.pool)[done].payload, sizeof payload);
@@ -162,6 +163,7 @@ class Channel final : public ChannelBase {
   bool local_ = false;
   Engine* engine_ = nullptr;
   Receiver* receiver_ = nullptr;
+  detail::ChannelDeliveries deliveries_{};  // the engine's, once registered
 };
 
 }  // namespace collsim::pdes

@@ -105,11 +105,16 @@ class Engine {
   void install(LpId id, std::unique_ptr<LogicalProcess> lp, const detail::Trampoline* handlers,
                std::uint8_t handler_count, std::uint32_t class_tag);
   void post(const EventKey& key, const EventBody& body);
+  // post()'s rare paths, out of line so that the local one saves few registers: an event for
+  // another rank, or for an LP that does not exist.
+  [[gnu::noinline]] void post_elsewhere(const EventKey& key, const EventBody& body);
   // The steps of every event, inlined where engine.cpp uses them (a call's saving and
   // restoring of registers was a tenth of the engine's own instructions per event).
   [[gnu::always_inline]] inline void push_local(const EventKey& key, const EventBody& body);
   // Queues the event already stored in pool slot `ref`.
   [[gnu::always_inline]] inline void queue_stored(std::uint32_t ref);
+  // Queues the event in pool slot `ref`, whose key is `key`.
+  [[gnu::always_inline]] inline void queue_entry(const EventKey& key, std::uint32_t ref);
   void prefetch_target(const EventBody& body) const;
   [[gnu::always_inline]] inline void dispatch(const QueueEntry& entry);
   // The default timing wheel is called directly; another queue kind goes through the interface.
