@@ -400,18 +400,28 @@ RunStats Engine::run() {
     COLLSIM_TRACE_LOG("pdes", "window {} up to t={}", windows, format_duration(window_end_));
     // The default queue's type is known here (its calls go direct); the others are virtual.
     const auto run_window = [&](auto& queue) {
-      while (!queue.empty() && queue.top().time < window_end_) {
-        // An event's body is a line of the pool written when it was scheduled, long gone from
-        // the cache by its turn: ask for it a few events ahead.
+      while (!queue.empty()) {
         if constexpr (std::is_same_v<std::remove_cvref_t<decltype(queue)>, TimingWheel>) {
+          const QueueEntry entry = queue.peek();
+          if (entry.time >= window_end_) break;
+          if (entry.time >= next_sample_) {
+            sample_before(entry.time);
+            continue;  // a sampler may have scheduled: look again
+          }
+          // An event's body is a line of the pool written when it was scheduled, long gone from
+          // the cache by its turn: ask for it a few events ahead.
           if (const QueueEntry* soon = queue.upcoming(kPrefetchDistance)) pool_.prefetch(soon->ref);
           // Nearer, its body has come: the object its handler runs on (the channel or the LP).
           if (const QueueEntry* next = queue.upcoming(kPrefetchDistance / 2)) prefetch_target(pool_[next->ref]);
+          queue.pop_peeked();
+          dispatch(entry);
+        } else {
+          const QueueEntry entry = queue.top();
+          if (entry.time >= window_end_) break;
+          if (entry.time >= next_sample_) sample_before(entry.time);
+          queue.pop();
+          dispatch(entry);
         }
-        const QueueEntry entry = queue.top();
-        if (entry.time >= next_sample_) sample_before(entry.time);
-        queue.pop();
-        dispatch(entry);
         if (stats_.events >= next_progress_events_) report_local_progress();
       }
     };

@@ -311,6 +311,35 @@ TEST(EventQueue, TopIsStableUntilPopped) {
   }
 }
 
+// The engine's loop looks with peek() and takes with pop_peeked(), which takes from the front
+// peek() found: the current slot's sorted run, the heap of entries pushed into that slot after
+// it was sorted, or the heap of entries pushed before it (events from other ranks).
+TEST(EventQueue, TimingWheelPeekThenPopTakesFromEachFront) {
+  std::vector<EventKey> keys;
+  TimingWheel wheel(&keys);
+  const auto push = [&](std::int64_t ps, LpId source) {
+    keys.push_back(key(ps, 0, source, keys.size()));
+    wheel.push(entry_of(keys, static_cast<std::uint32_t>(keys.size() - 1)));
+  };
+  const auto take = [&] {
+    const QueueEntry e = wheel.peek();
+    EXPECT_EQ(e.ref, wheel.top().ref);  // the same entry top() gives
+    wheel.pop_peeked();
+    return e.ref;
+  };
+  push(10'000, 5);  // 0: one slot
+  push(10'500, 1);  // 1: the same slot (1024 ps wide), later
+  push(50'000, 2);  // 2: a later slot
+  EXPECT_EQ(take(), 0u);                  // sorted run of the slot holding 10 ns
+  push(10'200, 3);                        // 3: into the current slot after it was sorted
+  EXPECT_EQ(take(), 3u);                  // from the late heap, before 1
+  push(9'000, 4);                         // 4: before the current slot
+  EXPECT_EQ(take(), 4u);                  // from the past heap, first of all
+  EXPECT_EQ(take(), 1u);
+  EXPECT_EQ(take(), 2u);
+  EXPECT_TRUE(wheel.empty());
+}
+
 // The day width is three times the mean gap of the earliest events. It used to be computed
 // as 3 * span in signed 64 bits, which overflows (undefined behaviour, caught by the
 // sanitizer build) once those events span more than 2^63 / 3 ps, about 35.6 days: well

@@ -38,6 +38,31 @@ class SortedFront : public EventQueue {
     }
   }
   std::size_t size() const final { return size_; }
+  // top() and pop() for the engine's loop, which looks at the next entry and then takes it:
+  // peek() remembers which front its entry came from, so that pop_peeked() need not work it
+  // out again. Nothing may be pushed between the two.
+  const QueueEntry& peek() const {
+    if (!past_.empty()) {
+      peeked_ = Front::Past;
+      return past_.top();
+    }
+    if (from_sorted()) {
+      peeked_ = Front::Sorted;
+      return sorted_[next_];
+    }
+    peeked_ = Front::Late;
+    return late_.top();
+  }
+  void pop_peeked() {
+    --size_;
+    if (peeked_ == Front::Sorted) [[likely]] {
+      ++next_;
+    } else if (peeked_ == Front::Past) {
+      past_.pop();
+    } else {
+      late_.pop();
+    }
+  }
   // The entry k places after the next in the current bucket's sorted run, or nullptr when the
   // run is shorter: a hint for fetching an event's body ahead of its turn (late and past
   // entries, which may come between, are not looked at).
@@ -92,6 +117,8 @@ class SortedFront : public EventQueue {
     return late_.empty() || before_(sorted_[next_], late_.top());
   }
 
+  enum class Front : std::uint8_t { Past, Sorted, Late };
+  mutable Front peeked_ = Front::Sorted;
   // The advance a look at top() makes changes no entry's order, hence `mutable`.
   mutable std::vector<QueueEntry> sorted_;  // the current bucket's, in order, from next_
   mutable std::size_t next_ = 0;
