@@ -10,18 +10,18 @@
     11.16 ms); bench/htsim_peer.py --scenarios ring runs it beside collsim.
 
 Reports wall time (median of --repeat runs) and CPU time (the shortest: on a shared machine
-the least disturbed run), events, events per second and the simulated completion.
+the least disturbed run), events, events per second, the simulated completion and peak memory.
 
-  python3 bench/exec_packet.py [--collsim build/release/collsim] [--repeat 3] [--only ring|atlahs]
+  python3 bench/exec_packet.py [--collsim build/release/collsim] [--repeat 3] [--only ring|atlahs] [--bytes 256MiB]
 """
 
 import argparse
 import json
 import os
-import resource
 import statistics
-import subprocess
 import tempfile
+
+from timed_run import timed
 
 ATLAHS_COMPLETION_MS = 11.97
 LOGGOPS_BOUND_MS = 11.16
@@ -43,30 +43,33 @@ def write_atlahs_ring(path, ranks=128, steps=254, size=1 << 20):
 
 
 def run(cmd, mpi_ranks):
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    """(JSON output, CPU seconds of all processes, peak RSS of the largest process in bytes)."""
     if mpi_ranks > 1:
+        os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        os.environ.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
         cmd = ["mpirun", "-n", str(mpi_ranks), "--bind-to", "none"] + cmd
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    r = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return json.loads(r.stdout), cpu
+    out, _, cpu, rss = timed(cmd)
+    return json.loads(out), cpu, rss
 
 
 def measure(title, cmd, mpi_ranks, repeat):
     runs = [run(cmd, mpi_ranks) for _ in range(repeat)]
     first = runs[0][0]
-    for out, _ in runs:
+    for out, _, _ in runs:
         assert out["makespan_ps"] == first["makespan_ps"] and out["events"] == first["events"], "runs differ"
-    walls = [out["wall_s"] for out, _ in runs]
+    walls = [out["wall_s"] for out, _, _ in runs]
     wall = statistics.median(walls)
-    cpu = min(c for _, c in runs)
+    cpu = min(c for _, c, _ in runs)
+    rss = max(r for _, _, r in runs)
     print(title)
     print(f"  wall time        median {wall:.2f} s over {repeat} run(s) ({', '.join(f'{w:.2f}' for w in walls)});"
           f" CPU time {cpu:.2f} s (least of the runs, all processes, start-up included)")
     print(f"  events           {first['events']:,} ({first['events'] / wall / 1e6:.2f} M/s of wall time)")
     print(f"  packets          {first['packets_forwarded']:,} forwarded by switches")
     print(f"  completion       {first['makespan_ps'] / 1e9:.3f} ms simulated")
+    stored = max(r["stored_events"] for r in first["pdes"]["per_rank"])
+    print(f"  memory           peak RSS {rss / 2**20:.0f} MiB (largest process); at most {stored:,} events held at"
+          f" once on a rank, {first['pdes']['stored_event_bytes']} B each")
     return first, wall, cpu
 
 
@@ -75,6 +78,7 @@ def main():
     p.add_argument("--collsim", default="build/release/collsim")
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--only", choices=["ring", "atlahs"])
+    p.add_argument("--bytes", default="256MiB", help="the 1024-rank ring's allreduce size")
     a = p.parse_args()
 
     if a.only in (None, "atlahs"):
@@ -93,8 +97,8 @@ def main():
 
     if a.only in (None, "ring"):
         cmd = [a.collsim, "run", "--topology", "topologies/fat_tree_k16.yaml", "--coll", "allreduce", "--algo", "ring",
-               "--bytes", "256MiB", "--json"]
-        one, wall1, _ = measure("(a) ring allreduce: 1024 ranks, 256 MiB, fat_tree_k16, one rank", cmd, 1, a.repeat)
+               "--bytes", a.bytes, "--json"]
+        one, wall1, _ = measure(f"(a) ring allreduce: 1024 ranks, {a.bytes}, fat_tree_k16, one rank", cmd, 1, a.repeat)
         two, wall2, _ = measure("(a) the same on two MPI ranks", cmd, 2, a.repeat)
         assert one["makespan_ps"] == two["makespan_ps"], "1 and 2 ranks differ"
         print(f"  speed-up         {wall1 / wall2:.2f}x from 1 to 2 ranks")

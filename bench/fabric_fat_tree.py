@@ -50,8 +50,12 @@ def main():
     per_flow = (rss_a2a - rss_perm) / (a2a["flows"] - perm["flows"])
     print(f"  per flow         {per_flow:.0f} B (sender and receiver state, result and first packet: fat_tree_k8,"
           f" {a2a['flows']} one-packet flows at once minus {perm['flows']})")
-    print("  per packet       48 B queued at a switch port; 92 B in flight on a link (event body with the"
-          " packet, key, link to the next); +16 B for the one that is the link's pending event (queue entry)")
+    pdes = out["pdes"]
+    stored = pdes["per_rank"][0]["stored_events"]
+    print(f"  per packet       {out['queued_packet_bytes']} B queued at a switch port; {pdes['stored_event_bytes']} B"
+          f" in flight on a link (event body with the packet, full key, link to the next); +{pdes['queue_entry_bytes']} B"
+          f" for the one that is the link's pending event (queue entry). At most {stored:,} events held at once:"
+          f" {stored * pdes['stored_event_bytes'] / 2**20:.1f} MiB of the peak")
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@
 #include "preset_paths.hpp"
 #include "collsim/net/fidelity.hpp"
 #include "collsim/net/flow_driver.hpp"
+#include "collsim/net/packet.hpp"
 #include "collsim/topo/loader.hpp"
 #include "collsim/out/run_results.hpp"
 #include "collsim/out/trace_events.hpp"
@@ -100,6 +101,7 @@ void report(const FlowsOptions& o, const topo::Topology& t, const net::FabricPar
         {"data_packets", tot.data_packets},
         {"packets_in_trains", tot.packets_in_trains},
         {"max_switch_buffer_bytes", tot.max_switch_buffer_bytes},
+        {"queued_packet_bytes", sizeof(net::Packet)},
         {"events", s.events},
         {"wall_s", s.wall_s},
         {"events_per_s", s.events_per_s},

@@ -457,6 +457,7 @@ RunStats Engine::run() {
 RunStats Engine::collect(double wall_s, double sync_s, std::uint64_t windows) {
   stats_.wall_s = wall_s;
   stats_.sync_s = sync_s;
+  stats_.stored_events = pool_.capacity();
   RunStats run;
   run.ranks = transport_.size();
   run.windows = windows;

@@ -102,6 +102,7 @@ TEST(Channel, DeliversEachItemAtItsTimeInOrder) {
   EXPECT_EQ(run.sink->seen, expected);
   EXPECT_EQ(run.stats.events, 4u);
   EXPECT_EQ(run.stats.per_rank[0].max_queue, 1u);  // only the head is ever queued
+  EXPECT_EQ(run.stats.per_rank[0].stored_events, 4u);  // but all four wait at once
 }
 
 TEST(Channel, OffersWaitingItemsAfterEachHandledOneUntilARefusal) {

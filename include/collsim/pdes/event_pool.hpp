@@ -13,6 +13,9 @@ namespace collsim::pdes {
 
 class EventPool {
  public:
+  // A slot's body and full key, and the channel link the engine keeps per slot.
+  static constexpr std::size_t kStoredEventBytes = sizeof(EventBody) + sizeof(EventKey) + sizeof(std::uint32_t);
+
   std::uint32_t store(const EventKey& key, const EventBody& body) {
     const std::uint32_t ref = allocate(key);
     bodies_[ref] = body;

@@ -15,6 +15,9 @@ struct RankStats {
   double wall_s = 0;                // in run()
   double sync_s = 0;                // of which exchanging events and agreeing on windows
   std::uint64_t max_queue = 0;      // largest number of pending events
+  // Most events held at once, pending or waiting in a channel (the pool's slots), each
+  // kStoredEventBytes: what in-flight packets cost.
+  std::uint64_t stored_events = 0;
 };
 
 struct RunStats {
