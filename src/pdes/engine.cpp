@@ -62,7 +62,7 @@ std::vector<SimTime> distances_to_other_ranks(const LpGraph& graph, const Partit
 namespace detail {
 void post(Engine& engine, const EventKey& key, const EventBody& body) { engine.post(key, body); }
 
-ChannelDeliveries channel_deliveries(Engine& engine) { return {&engine.pool_, &engine.delivery_next_}; }
+EventPool* channel_pool(Engine& engine) { return &engine.pool_; }
 
 std::uint32_t register_channel(Engine& engine, ChannelBase* channel) {
   // A delivery names its channel in EventBody::lp_class.

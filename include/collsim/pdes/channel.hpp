@@ -13,6 +13,7 @@
 
 #include <concepts>
 #include <cstring>
+#include <new>
 #include <type_traits>
 #include <vector>
 
@@ -33,12 +34,8 @@ class ChannelBase {
 
 namespace detail {
 inline constexpr std::uint32_t kNoDelivery = 0xFFFFFFFFu;
-// A local channel's deliveries, by pool slot: see Engine.
-struct ChannelDeliveries {
-  EventPool* pool;
-  std::vector<std::uint32_t>* next;  // per pool slot: the channel's next delivery
-};
-ChannelDeliveries channel_deliveries(Engine& engine);
+// Where a local channel's deliveries wait: the engine's pool, threaded by the slots' links.
+EventPool* channel_pool(Engine& engine);
 // The channel's number in its engine (what a delivery's body names it by).
 std::uint32_t register_channel(Engine& engine, ChannelBase* channel);
 // Puts the stored delivery `ref` in the event queue: its channel's head is due.
@@ -88,41 +85,41 @@ class Channel final : public ChannelBase {
     if (engine_ == nullptr) {
       engine_ = sender.engine_;
       id_ = detail::register_channel(*engine_, this);
-      deliveries_ = detail::channel_deliveries(*engine_);
+      pool_ = detail::channel_pool(*engine_);
     }
-    const detail::ChannelDeliveries d = deliveries_;
-    const std::uint32_t ref = d.pool->allocate(sender.make_key(delay, priority));
-    EventBody& body = (*d.pool)[ref];
+    EventPool& pool = *pool_;
+    const std::uint32_t ref = pool.allocate(sender.make_key(delay, priority));
+    EventBody& body = pool[ref];
     body.target = receiver_id_;
     body.lp_class = id_;
     body.handler = kChannelHandler;
     std::memcpy(body.payload, &payload, sizeof payload);
-    if (ref >= d.next->size()) d.next->resize(std::size_t{ref} + 1);
-    (*d.next)[ref] = detail::kNoDelivery;
+    pool.link(ref) = detail::kNoDelivery;
     if (tail_ == detail::kNoDelivery) {
       head_ = ref;
       detail::queue_delivery(*engine_, ref);
     } else {
-      (*d.next)[tail_] = ref;
+      pool.link(tail_) = ref;
     }
     tail_ = ref;
   }
 
   void deliver_head() override {
-    const detail::ChannelDeliveries d = deliveries_;
+    EventPool& pool = *pool_;
     const std::uint32_t done = head_;
-    Payload payload;
-    std::memcpy(&payload, (*d.pool)[done].payload, sizeof payload);
-    head_ = (*d.next)[done];
-    d.pool->release(done);
+    // The receiver reads the delivery where it waited, and its slot is free only after that.
+    const Payload& payload = stored(pool, done);
+    head_ = pool.link(done);
     if (receiver_ == nullptr) receiver_ = static_cast<Receiver*>(detail::local_lp(*engine_, receiver_id_));
     if constexpr (TakesEarly<Receiver, Payload>) {
       (receiver_->*Method)(payload);
-      offer_early(d);
+      pool.release(done);
+      offer_early(pool);
       queue_head();
     } else {
       queue_head();
       (receiver_->*Method)(payload);
+      pool.release(done);
     }
   }
 
@@ -143,17 +140,21 @@ class Channel final : public ChannelBase {
     }
   }
 
-  void offer_early(const detail::ChannelDeliveries& d) {
+  void offer_early(EventPool& pool) {
     const detail::TakenEarly early = detail::taken_early(*engine_);
-    while (head_ != detail::kNoDelivery && d.pool->key(head_).time <= early.horizon) {
-      Payload next;
-      std::memcpy(&next, (*d.pool)[head_].payload, sizeof next);
-      if (!receiver_->take_early(next)) return;
+    while (head_ != detail::kNoDelivery && pool.key(head_).time <= early.horizon) {
+      if (!receiver_->take_early(stored(pool, head_))) return;
       ++*early.events;
       const std::uint32_t taken = head_;
-      head_ = (*d.next)[taken];
-      d.pool->release(taken);
+      head_ = pool.link(taken);
+      pool.release(taken);
     }
+  }
+
+  // send() copied a Payload into the body's bytes, which (a trivially copyable type) made one
+  // there: it is read in place, not copied out again.
+  static const Payload& stored(EventPool& pool, std::uint32_t ref) {
+    return *std::launder(reinterpret_cast<const Payload*>(pool[ref].payload));
   }
 
   std::uint32_t head_ = detail::kNoDelivery;
@@ -163,7 +164,7 @@ class Channel final : public ChannelBase {
   bool local_ = false;
   Engine* engine_ = nullptr;
   Receiver* receiver_ = nullptr;
-  detail::ChannelDeliveries deliveries_{};  // the engine's, once registered
+  EventPool* pool_ = nullptr;  // the engine's, once registered
 };
 
 }  // namespace collsim::pdes

@@ -39,8 +39,7 @@ namespace collsim::pdes {
 
 class ChannelBase;
 namespace detail {
-struct ChannelDeliveries;
-ChannelDeliveries channel_deliveries(Engine& engine);
+EventPool* channel_pool(Engine& engine);
 std::uint32_t register_channel(Engine& engine, ChannelBase* channel);
 void queue_delivery(Engine& engine, std::uint32_t ref);
 struct TakenEarly;
@@ -98,7 +97,7 @@ class Engine {
 
  private:
   friend void detail::post(Engine&, const EventKey&, const EventBody&);
-  friend detail::ChannelDeliveries detail::channel_deliveries(Engine&);
+  friend EventPool* detail::channel_pool(Engine&);
   friend std::uint32_t detail::register_channel(Engine&, ChannelBase*);
   friend void detail::queue_delivery(Engine&, std::uint32_t);
   friend detail::TakenEarly detail::taken_early(Engine&);
@@ -147,9 +146,8 @@ class Engine {
   std::vector<std::unique_ptr<LogicalProcess>> lps_;
 
   EventPool pool_;
-  // Local channels, by number, and the links of their waiting deliveries (by pool slot).
+  // Local channels, by number (their waiting deliveries are linked through the pool).
   std::vector<ChannelBase*> channels_;
-  std::vector<std::uint32_t> delivery_next_;
   TimingWheel queue_{pool_.keys()};  // the default, called directly
   std::unique_ptr<EventQueue> other_queue_;
 
