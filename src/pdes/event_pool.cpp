@@ -11,20 +11,33 @@ namespace collsim::pdes {
 namespace {
 // Bodies are made usable this many at a time (256 KiB).
 constexpr std::uint32_t kGrowSlots = 4096;
+
+// As much address space as the process may have, up to kMaxSlots bodies: where the virtual
+// memory of a process is limited (ulimit -v, as some batch systems set it), less.
+ReservedMemory reserve_bodies(std::uint32_t& slots) {
+  for (slots = EventPool::kMaxSlots;; slots /= 2) {
+    try {
+      return ReservedMemory(std::size_t{slots} * sizeof(EventBody));
+    } catch (const std::bad_alloc&) {
+      if (slots <= kGrowSlots) throw;
+    }
+  }
+}
 }  // namespace
 
-EventPool::EventPool()
-    : memory_(std::size_t{kMaxSlots} * sizeof(EventBody)), bodies_(static_cast<EventBody*>(memory_.data())) {}
+EventPool::EventPool() : memory_(reserve_bodies(max_slots_)), bodies_(static_cast<EventBody*>(memory_.data())) {}
 
 std::uint32_t EventPool::grow() {
   const std::uint32_t ref = capacity();
-  if (ref == kMaxSlots)
-    throw SimulationError("more than " + std::to_string(kMaxSlots) +
-                          " events are held at once on one rank (pending or on their way over links): the model "
-                          "is larger than one rank can hold; run it on more ranks");
+  if (ref == max_slots_)
+    throw SimulationError("more than " + std::to_string(max_slots_) +
+                          " events are held at once on one rank (pending or on their way over links)" +
+                          (max_slots_ < kMaxSlots ? ", as many as the process's virtual memory limit (ulimit -v) leaves room for"
+                                                  : "") +
+                          ": run the model on more ranks");
   const std::size_t need = (std::size_t{ref} + 1) * sizeof(EventBody);
   if (need > memory_.usable()) {
-    const std::size_t slots = std::min<std::size_t>(std::size_t{ref} + kGrowSlots, kMaxSlots);
+    const std::size_t slots = std::min<std::size_t>(std::size_t{ref} + kGrowSlots, max_slots_);
     memory_.make_usable(slots * sizeof(EventBody));
   }
   keys_.emplace_back();

@@ -4,7 +4,7 @@
 // the same time to cross). When both LPs are on one rank, only the earliest pending delivery
 // is in the event queue; the others wait in the channel, in order ("one pending event per
 // busy resource"). A waiting delivery is stored once, as an event body in the engine's pool,
-// and threaded into its channel's FIFO by the engine's delivery links; when it reaches the
+// and threaded into its channel's FIFO by the pool's links; when it reaches the
 // head it enters the queue as it is, without a copy. Across ranks every delivery is an
 // ordinary event.
 //

@@ -20,6 +20,7 @@ class EventPool {
   // A slot's body and full key, and its link.
   static constexpr std::size_t kStoredEventBytes = sizeof(EventBody) + sizeof(EventKey) + sizeof(std::uint32_t);
   // Events held at once (pending or waiting in channels), 8 GiB of bodies: more is an error.
+  // Where the process's address space is limited, as many as fit in it.
   static constexpr std::uint32_t kMaxSlots = std::uint32_t{1} << 27;
   static constexpr std::uint32_t kNoSlot = 0xFFFFFFFFu;
 
@@ -59,6 +60,7 @@ class EventPool {
   // A new slot, once every slot is in use; out of line, it is rare after warm-up.
   [[gnu::noinline]] std::uint32_t grow();
 
+  std::uint32_t max_slots_ = 0;  // set before memory_, which it sizes
   ReservedMemory memory_;
   EventBody* bodies_;
   std::vector<EventKey> keys_;
