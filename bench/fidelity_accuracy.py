@@ -28,6 +28,9 @@ Scenarios (reduced variants of the large presets, as packet mode can run them he
                  two servers, under contention
   llama_64       llama3_70b with 8 layers, 1F1B, DP 2 (64 GPUs), 4 micro-batches
   permutation    fat_tree_k16, a permutation of 1024 x 2 MiB flows (collsim flows)
+  nvswitch_a2a_peer, nvswitch_a2a_nccl   the 8 GPUs of a dgx_a100_pod server, each sending
+                 2,048,000 B to the other seven at once, in peer order 0..7 or in NCCL's order
+                 (me + k): where trains that take turns meet at one receiver (a second each)
   ring_1024      bench/exec_packet.py's 1024-rank ring all-reduce of 256 MiB on fat_tree_k16
                  (about 4 minutes as packets; only with --full)
   gpt3_1024      gpt3_175b with 8 layers, PP 8, DP 16 (1024 GPUs, the preset's fabric), 1F1B, one
@@ -121,15 +124,28 @@ def run_workload(collsim, path, extra, timeout):
             "events": j["events"], "wall": wall, "rss_gb": rss / 1024 / 1e6, "complete": j["complete"]}
 
 
-def run_flows(collsim, extra, timeout):
+def write_nvswitch_alltoall(path, order):
+    """The 8 GPUs of one server of dgx_a100_pod, each sending 2,048,000 B to the other seven at
+    once: in peer order 0..7 (at each turn every GPU's flow goes to the same peer) or in NCCL's
+    (peer me + k at turn k: each turn a permutation)."""
+    with open(path, "w") as f:
+        f.write("src,dst,bytes,start\n")
+        for g in range(8):
+            peers = [d for d in range(8) if d != g] if order == "peer" else [(g + k) % 8 for k in range(1, 8)]
+            for d in peers:
+                f.write(f"{g},{d},2048000,0\n")
+
+
+def run_flows(collsim, extra, timeout, topology="fat_tree_k16.yaml", flows=None):
     # `collsim flows` has no --network: every link as flows is --fidelity all=flow.
     if extra[:2] == FIDELITIES["flow"]:
         extra = ["--fidelity", "all=flow"] + extra[2:]
     for kind, params in FLOWS_TRAINS.items():
         if extra[:2] == FIDELITIES[kind]:
             extra = params + extra[2:]
-    stdout, wall, rss = run_timed([collsim, "flows", "--topology", os.path.join(ROOT, "topologies", "fat_tree_k16.yaml"),
-                                   "--pattern", "permutation", "--bytes", "2MiB", "--json", "--quiet"] + extra, timeout)
+    given = ["--flows", flows] if flows else ["--pattern", "permutation", "--bytes", "2MiB"]
+    stdout, wall, rss = run_timed([collsim, "flows", "--topology", os.path.join(ROOT, "topologies", topology)]
+                                  + given + ["--json", "--quiet"] + extra, timeout)
     j = json.loads(stdout)
     return {"time_ms": j["makespan_ps"] / 1e9, "shares": {"fct_p50": j["fct_p50_ps"] / 1e9, "fct_p99": j["fct_p99_ps"] / 1e9},
             "events": j["events"], "wall": wall, "rss_gb": rss / 1024 / 1e6, "complete": j["flows_completed"] == j["flows"]}
@@ -162,6 +178,11 @@ def main():
         scenarios = {name: (lambda extra, path=path: run_workload(a.collsim, path, extra, a.timeout))
                      for name, path in workload_scenarios(folder, a.full).items()}
         scenarios["permutation"] = lambda extra: run_flows(a.collsim, extra, a.timeout)
+        for order in ("peer", "nccl"):
+            flows = os.path.join(folder, f"nvswitch_alltoall_{order}.csv")
+            write_nvswitch_alltoall(flows, order)
+            scenarios[f"nvswitch_a2a_{order}"] = (
+                lambda extra, flows=flows: run_flows(a.collsim, extra, a.timeout, "dgx_a100_pod.yaml", flows))
         if a.full:
             scenarios["ring_1024"] = lambda extra: run_ring(a.collsim, extra, a.timeout)
         for name, run in scenarios.items():
@@ -170,7 +191,8 @@ def main():
             reference = averaged(run, FIDELITIES["packet"], a.seeds)
             rows = [("packet", reference)]
             for fidelity in a.fidelities:
-                if name in ("permutation", "ring_1024") and ("hybrid" in fidelity or fidelity == "message" or "reuse" in fidelity):
+                flows_only = name in ("permutation", "ring_1024") or name.startswith("nvswitch_a2a")
+                if flows_only and ("hybrid" in fidelity or fidelity == "message" or "reuse" in fidelity):
                     continue  # no NVLink on fat_tree_k16, no workload to reuse collectives in
                 rows.append((fidelity, averaged(run, FIDELITIES[fidelity], a.seeds)))
             print(f"== {name}", flush=True)
