@@ -1,5 +1,7 @@
 #include "parallel_run_json.hpp"
 
+#include "collsim/pdes/event_pool.hpp"
+
 namespace collsim::cli {
 
 nlohmann::json parallel_run_json(const pdes::RunStats& s) {

@@ -4,7 +4,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "collsim/pdes/event_pool.hpp"
 #include "collsim/pdes/run_stats.hpp"
 
 namespace collsim::cli {

@@ -18,7 +18,8 @@ std::size_t whole_pages(std::size_t bytes) { return (bytes + page_size() - 1) / 
 ReservedMemory::ReservedMemory(std::size_t bytes) {
   if (bytes == 0) return;
   const std::size_t length = whole_pages(bytes);
-  void* p = ::mmap(nullptr, length, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  // Inaccessible pages are not counted against the commit limit; make_usable() counts them.
+  void* p = ::mmap(nullptr, length, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) throw std::bad_alloc();
   data_ = p;
   reserved_ = length;

@@ -14,8 +14,8 @@ constexpr std::uint32_t kGrowSlots = 4096;
 
 // As much address space as the process may have, up to kMaxSlots bodies: where the virtual
 // memory of a process is limited (ulimit -v, as some batch systems set it), less.
-ReservedMemory reserve_bodies(std::uint32_t& slots) {
-  for (slots = EventPool::kMaxSlots;; slots /= 2) {
+ReservedMemory reserve_bodies() {
+  for (std::uint32_t slots = EventPool::kMaxSlots;; slots /= 2) {
     try {
       return ReservedMemory(std::size_t{slots} * sizeof(EventBody));
     } catch (const std::bad_alloc&) {
@@ -25,19 +25,20 @@ ReservedMemory reserve_bodies(std::uint32_t& slots) {
 }
 }  // namespace
 
-EventPool::EventPool() : memory_(reserve_bodies(max_slots_)), bodies_(static_cast<EventBody*>(memory_.data())) {}
+EventPool::EventPool() : memory_(reserve_bodies()), bodies_(static_cast<EventBody*>(memory_.data())) {}
 
 std::uint32_t EventPool::grow() {
   const std::uint32_t ref = capacity();
-  if (ref == max_slots_)
-    throw SimulationError("more than " + std::to_string(max_slots_) +
+  const std::uint32_t limit = max_slots();
+  if (ref == limit)
+    throw SimulationError("more than " + std::to_string(limit) +
                           " events are held at once on one rank (pending or on their way over links)" +
-                          (max_slots_ < kMaxSlots ? ", as many as the process's virtual memory limit (ulimit -v) leaves room for"
-                                                  : "") +
+                          (limit < kMaxSlots ? ", as many as the process's virtual memory limit (ulimit -v) leaves room for"
+                                              : "") +
                           ": run the model on more ranks");
   const std::size_t need = (std::size_t{ref} + 1) * sizeof(EventBody);
   if (need > memory_.usable()) {
-    const std::size_t slots = std::min<std::size_t>(std::size_t{ref} + kGrowSlots, max_slots_);
+    const std::size_t slots = std::min<std::size_t>(std::size_t{ref} + kGrowSlots, limit);
     memory_.make_usable(slots * sizeof(EventBody));
   }
   keys_.emplace_back();

@@ -8,28 +8,23 @@
 #include <cstddef>
 #include <span>
 #include <type_traits>
-#include <utility>
+
+#include "collsim/common/reserved_memory.hpp"
 
 namespace collsim {
 
-// The untyped memory: anonymous pages, zero-filled, released on destruction.
+// The untyped memory: anonymous pages, zero-filled, released on destruction (reserved memory
+// made usable whole at once).
 class HugePageMemory {
  public:
   HugePageMemory() = default;
   // Throws std::bad_alloc when the memory cannot be had.
   explicit HugePageMemory(std::size_t bytes);
-  ~HugePageMemory();
-  HugePageMemory(HugePageMemory&& other) noexcept
-      : data_(std::exchange(other.data_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
-  HugePageMemory& operator=(HugePageMemory&& other) noexcept;
-  HugePageMemory(const HugePageMemory&) = delete;
-  HugePageMemory& operator=(const HugePageMemory&) = delete;
 
-  void* data() const { return data_; }
+  void* data() const { return memory_.data(); }
 
  private:
-  void* data_ = nullptr;
-  std::size_t bytes_ = 0;
+  ReservedMemory memory_;
 };
 
 template <typename T>

@@ -33,7 +33,7 @@ class ChannelBase {
 };
 
 namespace detail {
-inline constexpr std::uint32_t kNoDelivery = 0xFFFFFFFFu;
+inline constexpr std::uint32_t kNoDelivery = EventPool::kNoSlot;  // the end of a channel's list of slots
 // Where a local channel's deliveries wait: the engine's pool, threaded by the slots' links.
 EventPool* channel_pool(Engine& engine);
 // The channel's number in its engine (what a delivery's body names it by).

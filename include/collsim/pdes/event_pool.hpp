@@ -60,7 +60,9 @@ class EventPool {
   // A new slot, once every slot is in use; out of line, it is rare after warm-up.
   [[gnu::noinline]] std::uint32_t grow();
 
-  std::uint32_t max_slots_ = 0;  // set before memory_, which it sizes
+  // As many slots as its reservation holds.
+  std::uint32_t max_slots() const { return static_cast<std::uint32_t>(memory_.reserved() / sizeof(EventBody)); }
+
   ReservedMemory memory_;
   EventBody* bodies_;
   std::vector<EventKey> keys_;
